@@ -1,0 +1,43 @@
+"""macrocause: causal discovery at the level of groups.
+
+The public API: the shared types, the four roles, the plugin registry and
+pipelines.
+"""
+
+from __future__ import annotations
+
+from . import registry
+from .data import Dataset, as_dataset
+from .errors import (
+    ConfigError,
+    DataValidationError,
+    DuplicatePluginError,
+    MacrocauseError,
+    PipelineError,
+    PluginError,
+    PluginLoadError,
+    PluginNotFoundError,
+)
+from .graph import CausalGraph
+from .hookspecs import hookimpl
+from .params import Params
+from .partition import Partition
+from .roles import DataSource, Evaluation, Evaluator, Partitioner, Plugin, Scorer, Searcher
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Dataset", "Partition", "CausalGraph", "Evaluation", "registry", "hookimpl", "Params",
+    "Plugin", "Partitioner", "Scorer", "Searcher", "Evaluator", "DataSource", "as_dataset",
+    "Pipeline", "MacrocauseError", "PluginError", "PluginNotFoundError", "PluginLoadError",
+    "DuplicatePluginError", "ConfigError", "DataValidationError", "PipelineError", "__version__",
+]
+
+
+def __getattr__(name: str):
+    # Pipeline pulls in yaml; import it on first use so `import framework` stays light.
+    if name == "Pipeline":
+        from .pipeline import Pipeline
+
+        return Pipeline
+    raise AttributeError(f"module 'framework' has no attribute {name!r}")

@@ -1,0 +1,460 @@
+"""The :class:`Dataset` type: a validated n x d numeric matrix with names.
+
+A Dataset is an immutable value: its arrays are read-only copies, and every
+transformation (:meth:`Dataset.with_column`, :meth:`Dataset.select`) returns a
+new Dataset.
+"""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Hashable, Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .errors import DataValidationError
+
+__all__ = ["Dataset", "as_dataset"]
+
+
+def _readonly(a: np.ndarray) -> np.ndarray:
+    a = np.array(a, copy=True)
+    a.setflags(write=False)
+    return a
+
+
+def _infer_discrete(X: np.ndarray) -> tuple[bool, ...]:
+    return tuple(bool(np.all(X[:, j] == np.round(X[:, j]))) for j in range(X.shape[1]))
+
+
+class Dataset:
+    """A validated data matrix: n samples x d variables.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_variables)
+        Finite numeric values.
+    names : sequence of str, optional
+        Unique variable names; defaults to ``"x0" .. "x{d-1}"``.
+    target : array-like of shape (n_samples,), optional
+        Effect states (any hashable labels), e.g. for CAFE DBSCAN. Mapped to
+        codes ``0..m-1`` in :attr:`target_codes`, in sorted order of the labels.
+    discrete : None, bool or sequence of bool, optional
+        Which columns are discrete. ``None`` infers it: integer-valued columns
+        are discrete.
+    truth : mapping, optional
+        Ground truth shipped with the data (``"graph"`` -> CausalGraph,
+        ``"labels"`` -> Partition, ...), used by evaluators in pipelines.
+    name : str, optional
+        A label for reports.
+
+    Raises
+    ------
+    DataValidationError
+        If X is not 2-D, not numeric, contains NaN or inf, is empty, or if
+        names/target/discrete do not match its shape.
+
+    Examples
+    --------
+    >>> ds = Dataset([[0.0, 1.0], [1.0, 0.5]], names=["a", "b"])
+    >>> ds.n_samples, ds.n_variables, ds.discrete
+    (2, 2, (True, False))
+    """
+
+    __slots__ = ("X", "names", "target", "discrete", "truth", "name", "_states", "_codes")
+
+    def __init__(
+        self,
+        X: Any,
+        names: Sequence[str] | None = None,
+        target: Any = None,
+        discrete: bool | Sequence[bool] | None = None,
+        truth: Mapping[str, Any] | None = None,
+        name: str | None = None,
+    ) -> None:
+        if isinstance(X, Dataset):
+            raise DataValidationError("Dataset(X): X is already a Dataset; use it as it is.")
+        try:
+            arr = np.asarray(X)
+        except Exception as exc:  # ragged lists and the like
+            raise DataValidationError(f"Dataset(X): X could not be read as an array: {exc}") from None
+        if arr.ndim == 1:
+            raise DataValidationError(
+                f"Expected a 2-D array (n_samples x n_variables), got a 1-D array of length "
+                f"{arr.shape[0]} instead. Reshape with X.reshape(-1, 1) for one variable "
+                "or X.reshape(1, -1) for one sample."
+            )
+        if arr.ndim != 2:
+            raise DataValidationError(
+                f"Expected a 2-D array (n_samples x n_variables), got {arr.ndim} dimensions "
+                f"(shape {arr.shape}) instead."
+            )
+        if arr.dtype == bool:
+            arr = arr.astype(np.float64)
+        if not (np.issubdtype(arr.dtype, np.number)):
+            try:
+                arr = arr.astype(np.float64)
+            except (TypeError, ValueError):
+                raise DataValidationError(
+                    f"Dataset(X): values must be numeric, got dtype {arr.dtype}. "
+                    "Encode categorical columns as integers first."
+                ) from None
+        if np.iscomplexobj(arr):
+            raise DataValidationError("Dataset(X): complex values are not allowed; use real numbers.")
+        arr = arr.astype(np.float64, copy=False)
+        n, d = arr.shape
+        if n == 0 or d == 0:
+            raise DataValidationError(
+                f"Dataset(X): X must have at least one sample and one variable, got shape {arr.shape}."
+            )
+        bad = ~np.isfinite(arr)
+        if bad.any():
+            rows, cols = np.nonzero(bad)
+            kind = "NaN" if np.isnan(arr[rows[0], cols[0]]) else "inf"
+            raise DataValidationError(
+                f"Dataset(X): X contains {int(bad.sum())} non-finite value(s) "
+                f"(first: {kind} at row {rows[0]}, column {cols[0]}). "
+                "Only finite numbers are allowed: impute or drop them first."
+            )
+        if names is None:
+            names = [f"x{j}" for j in range(d)]
+        names = tuple(str(s) for s in names)
+        if len(names) != d:
+            raise DataValidationError(
+                f"Dataset: got {len(names)} names for {d} variables; give exactly one name per column."
+            )
+        if len(set(names)) != d:
+            dup = sorted({s for s in names if names.count(s) > 1})
+            raise DataValidationError(f"Dataset: variable names must be unique; repeated: {dup}.")
+        if discrete is None:
+            disc = _infer_discrete(arr)
+        elif isinstance(discrete, bool | np.bool_):
+            disc = (bool(discrete),) * d
+        else:
+            disc = tuple(bool(b) for b in discrete)
+            if len(disc) != d:
+                raise DataValidationError(
+                    f"Dataset: 'discrete' has {len(disc)} entries for {d} variables; "
+                    "give None, one bool, or one bool per column."
+                )
+        tgt = None
+        states: tuple = ()
+        codes = None
+        if target is not None:
+            tgt = np.asarray(target)
+            if tgt.ndim != 1:
+                tgt = tgt.reshape(-1) if tgt.ndim == 2 and 1 in tgt.shape else tgt
+            if tgt.ndim != 1 or tgt.shape[0] != n:
+                raise DataValidationError(
+                    f"Dataset: target must be 1-D with one effect state per sample (length {n}), "
+                    f"got shape {np.shape(target)}."
+                )
+            if tgt.dtype.kind == "f" and not np.all(np.isfinite(tgt)):
+                raise DataValidationError("Dataset: target contains NaN or inf; effect states must be labels.")
+            try:
+                states_arr, codes = np.unique(tgt, return_inverse=True)
+            except TypeError:
+                raise DataValidationError(
+                    "Dataset: target labels must be mutually comparable (all numbers or all strings)."
+                ) from None
+            states = tuple(s.item() if hasattr(s, "item") else s for s in states_arr)
+            tgt = _readonly(tgt)
+            codes = _readonly(codes.astype(np.int64))
+        self.X = _readonly(arr)
+        self.names = names
+        self.target = tgt
+        self.discrete = disc
+        self.truth = dict(truth) if truth else {}
+        self.name = name
+        self._states = states
+        self._codes = codes
+
+    # -- basic properties -------------------------------------------------
+    @property
+    def n_samples(self) -> int:
+        """Number of samples (rows)."""
+        return int(self.X.shape[0])
+
+    @property
+    def n_variables(self) -> int:
+        """Number of variables (columns)."""
+        return int(self.X.shape[1])
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return self.n_samples, self.n_variables
+
+    @property
+    def target_states(self) -> tuple[Hashable, ...]:
+        """The distinct effect states, in the order of their codes."""
+        return self._states
+
+    @property
+    def target_codes(self) -> np.ndarray | None:
+        """Effect states as integer codes ``0..m-1`` (None without a target)."""
+        return self._codes
+
+    @property
+    def is_discrete(self) -> bool:
+        """True when every column is discrete."""
+        return all(self.discrete)
+
+    @property
+    def is_continuous(self) -> bool:
+        """True when no column is discrete."""
+        return not any(self.discrete)
+
+    def column(self, name: str) -> np.ndarray:
+        """The values of one variable."""
+        return self.X[:, self.index(name)]
+
+    def index(self, name: str) -> int:
+        """Column index of a variable name."""
+        try:
+            return self.names.index(name)
+        except ValueError:
+            raise DataValidationError(
+                f"Unknown variable {name!r}; the dataset has {list(self.names)}."
+            ) from None
+
+    def __repr__(self) -> str:
+        extra = f", target with {len(self._states)} states" if self.target is not None else ""
+        label = f"{self.name!r}, " if self.name else ""
+        return f"Dataset({label}{self.n_samples} x {self.n_variables}{extra})"
+
+    def __reduce__(self):
+        return (
+            _rebuild,
+            (self.X, self.names, self.target, self.discrete, self.truth, self.name),
+        )
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Dataset):
+            return NotImplemented
+        same_target = (self.target is None and other.target is None) or (
+            self.target is not None
+            and other.target is not None
+            and np.array_equal(self.target, other.target)
+        )
+        return (
+            self.names == other.names
+            and self.discrete == other.discrete
+            and np.array_equal(self.X, other.X)
+            and same_target
+        )
+
+    __hash__ = None  # type: ignore[assignment]
+
+    # -- checks used by plugins -------------------------------------------
+    def check(
+        self,
+        who: str,
+        *,
+        min_samples: int = 1,
+        min_variables: int = 1,
+        need_target: bool = False,
+        min_states: int = 2,
+        reject_constant: bool = False,
+    ) -> None:
+        """Raise a clear :class:`DataValidationError` when this data is unfit for *who*.
+
+        Parameters
+        ----------
+        who : str
+            The plugin name, used in the message.
+        min_samples, min_variables : int
+            Smallest acceptable shape.
+        need_target : bool
+            Whether the effect-state target must be present (with at least
+            ``min_states`` distinct states).
+        reject_constant : bool
+            Whether a constant column is an error.
+        """
+        if self.n_samples < min_samples:
+            raise DataValidationError(
+                f"{who} needs at least {min_samples} samples, got {self.n_samples}."
+            )
+        if self.n_variables < min_variables:
+            raise DataValidationError(
+                f"{who} needs at least {min_variables} variables, got {self.n_variables}."
+            )
+        if need_target:
+            if self.target is None:
+                raise DataValidationError(
+                    f"{who} needs a target of effect states: build the Dataset with target=... "
+                    "(or a CSV column via Dataset.from_csv(path, target='column'))."
+                )
+            if len(self._states) < min_states:
+                raise DataValidationError(
+                    f"{who} needs at least {min_states} distinct effect states in the target, "
+                    f"got {len(self._states)}."
+                )
+        if reject_constant:
+            const = [self.names[j] for j in range(self.n_variables) if np.ptp(self.X[:, j]) == 0]
+            if const:
+                raise DataValidationError(
+                    f"{who} cannot use constant columns: {const}. Drop them first."
+                )
+
+    # -- constructors ------------------------------------------------------
+    @classmethod
+    def from_csv(
+        cls,
+        path: str | Path,
+        target: str | None = None,
+        discrete: bool | Sequence[bool] | None = None,
+        columns: Sequence[str] | None = None,
+    ) -> Dataset:
+        """Read a CSV file whose header row holds the variable names.
+
+        Parameters
+        ----------
+        path : str or Path
+            The file.
+        target : str, optional
+            Name of the column holding effect states; it is removed from X.
+        discrete : see :class:`Dataset`
+        columns : sequence of str, optional
+            Keep only these variables (in this order).
+        """
+        path = Path(path)
+        if not path.is_file():
+            raise DataValidationError(f"CSV file not found: {path}")
+        with path.open(newline="") as fh:
+            reader = csv.reader(fh)
+            try:
+                header = [h.strip() for h in next(reader)]
+            except StopIteration:
+                raise DataValidationError(f"CSV file {path} is empty.") from None
+            rows = [r for r in reader if r]
+        if target is not None and target not in header:
+            raise DataValidationError(
+                f"Target column {target!r} is not in {path.name}; columns are {header}."
+            )
+        keep = [h for h in header if h != target] if columns is None else list(columns)
+        missing = [c for c in keep if c not in header]
+        if missing:
+            raise DataValidationError(f"Columns {missing} are not in {path.name}; columns are {header}.")
+        idx = [header.index(h) for h in keep]
+        try:
+            X = np.array([[float(r[i]) for i in idx] for r in rows], dtype=np.float64)
+        except (ValueError, IndexError) as exc:
+            raise DataValidationError(f"CSV file {path.name}: non-numeric or missing value ({exc}).") from None
+        y = None
+        if target is not None:
+            t = header.index(target)
+            raw = [r[t] for r in rows]
+            try:
+                y = np.array([float(v) for v in raw])
+                if np.all(y == np.round(y)):
+                    y = y.astype(np.int64)
+            except ValueError:
+                y = np.array(raw)
+        return cls(X.reshape(len(rows), len(idx)), names=keep, target=y, discrete=discrete, name=path.stem)
+
+    @classmethod
+    def from_pandas(cls, frame: Any, target: str | None = None, discrete: Any = None) -> Dataset:
+        """Build from a pandas DataFrame (column names become variable names).
+
+        Categorical and boolean columns are encoded as integer codes and marked discrete.
+        """
+        cols = [c for c in frame.columns if c != target]
+        values = []
+        disc: list[bool] = []
+        for c in cols:
+            s = frame[c]
+            if str(s.dtype) in ("category", "object", "bool", "string", "str"):
+                values.append(s.astype("category").cat.codes.to_numpy(dtype=np.float64))
+                disc.append(True)
+            else:
+                v = s.to_numpy(dtype=np.float64)
+                values.append(v)
+                disc.append(bool(np.all(np.isfinite(v)) and np.all(v == np.round(v))))
+        X = np.column_stack(values) if values else np.empty((len(frame), 0))
+        y = frame[target].to_numpy() if target is not None else None
+        return cls(X, names=[str(c) for c in cols], target=y, discrete=disc if discrete is None else discrete)
+
+    def to_pandas(self, categorical: bool = True):
+        """A pandas DataFrame; discrete columns become categoricals when *categorical*."""
+        import pandas as pd
+
+        data = {}
+        for j, name in enumerate(self.names):
+            col = self.X[:, j]
+            if self.discrete[j]:
+                col = col.astype(np.int64)
+                data[name] = pd.Categorical(col) if categorical else col
+            else:
+                data[name] = col
+        return pd.DataFrame(data)
+
+    # -- transformations ----------------------------------------------------
+    def _replace(self, **changes: Any) -> Dataset:
+        kw = dict(
+            X=self.X, names=self.names, target=self.target, discrete=self.discrete,
+            truth=self.truth, name=self.name,
+        )
+        kw.update(changes)
+        return Dataset(**kw)
+
+    def select(self, columns: Iterable[str | int]) -> Dataset:
+        """A new Dataset with only the given variables (names or indices), in that order."""
+        idx = [c if isinstance(c, int | np.integer) else self.index(c) for c in columns]
+        if not idx:
+            raise DataValidationError("Dataset.select: select at least one variable.")
+        return self._replace(
+            X=self.X[:, idx],
+            names=[self.names[i] for i in idx],
+            discrete=[self.discrete[i] for i in idx],
+        )
+
+    def take(self, rows: Any) -> Dataset:
+        """A new Dataset with only the given rows (indices or boolean mask)."""
+        rows = np.asarray(rows)
+        return self._replace(
+            X=self.X[rows], target=None if self.target is None else self.target[rows], truth={}
+        )
+
+    def with_column(self, name: str, values: Any, discrete: bool = True) -> Dataset:
+        """A new Dataset with one more variable (e.g. a macro-variable from a partition)."""
+        v = np.asarray(values, dtype=np.float64).reshape(-1)
+        if v.shape[0] != self.n_samples:
+            raise DataValidationError(
+                f"with_column: {name!r} has {v.shape[0]} values for {self.n_samples} samples."
+            )
+        if name in self.names:
+            raise DataValidationError(f"with_column: a variable named {name!r} exists already.")
+        return self._replace(
+            X=np.column_stack([self.X, v]),
+            names=[*self.names, name],
+            discrete=[*self.discrete, discrete],
+        )
+
+    def with_truth(self, **truth: Any) -> Dataset:
+        """A new Dataset with ground truth entries added."""
+        return self._replace(truth={**self.truth, **truth})
+
+    def standardized(self) -> Dataset:
+        """Columns z-scored (population std; a constant column is only centred)."""
+        mu = self.X.mean(axis=0)
+        sd = self.X.std(axis=0)
+        sd[sd == 0] = 1.0
+        return self._replace(X=(self.X - mu) / sd, discrete=[False] * self.n_variables)
+
+
+def _rebuild(X, names, target, discrete, truth, name):
+    return Dataset(X, names=names, target=target, discrete=discrete, truth=truth, name=name)
+
+
+def as_dataset(data: Any, who: str = "this plugin") -> Dataset:
+    """Return *data* as a :class:`Dataset`, converting arrays and DataFrames."""
+    if isinstance(data, Dataset):
+        return data
+    if data is None:
+        raise DataValidationError(f"{who} needs data, got None.")
+    if hasattr(data, "columns") and hasattr(data, "dtypes"):
+        return Dataset.from_pandas(data)
+    return Dataset(data)
+

@@ -1,0 +1,472 @@
+"""The :class:`CausalGraph` type: a DAG or CPDAG over clusters of variables.
+
+A plain DAG or CPDAG is the special case where every cluster is a single
+variable. Directed edges must be acyclic; undirected edges mark orientations
+left open (as in a CPDAG or a cluster DAG's Markov equivalence class).
+
+Conversions live here so that every plugin hands back the same type: to and
+from networkx, pgmpy (DAG/PDAG), causal-learn (GeneralGraph / endpoint
+matrix), adjacency matrices and DOT.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import numpy as np
+
+from .errors import DataValidationError
+
+__all__ = ["CausalGraph", "natural_key"]
+
+
+def natural_key(s: str) -> list:
+    """Sort key that orders ``x2`` before ``x10``."""
+    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", s)]
+
+
+def _has_cycle(n: int, edges: Iterable[tuple[int, int]]) -> list[int] | None:
+    """Return one directed cycle (as node list) or None."""
+    adj: list[list[int]] = [[] for _ in range(n)]
+    for i, j in edges:
+        adj[i].append(j)
+    color = [0] * n
+    parent = [-1] * n
+    for s in range(n):
+        if color[s]:
+            continue
+        stack = [(s, iter(adj[s]))]
+        color[s] = 1
+        while stack:
+            v, it = stack[-1]
+            nxt = next(it, None)
+            if nxt is None:
+                color[v] = 2
+                stack.pop()
+            elif color[nxt] == 0:
+                color[nxt] = 1
+                parent[nxt] = v
+                stack.append((nxt, iter(adj[nxt])))
+            elif color[nxt] == 1:
+                cyc = [nxt]
+                u = v
+                while u != nxt:
+                    cyc.append(u)
+                    u = parent[u]
+                return cyc[::-1]
+    return None
+
+
+class CausalGraph:
+    """Clusters of variables joined by directed and undirected edges.
+
+    Parameters
+    ----------
+    clusters : sequence of iterables of str
+        Disjoint, non-empty sets of variable names; node ``i`` is ``clusters[i]``.
+    directed : iterable of (int, int)
+        Edges ``i -> j`` between cluster indices; must be acyclic.
+    undirected : iterable of pairs of int
+        Edges ``i - j`` with open orientation.
+
+    Examples
+    --------
+    >>> g = CausalGraph.from_edges(["a", "b", "c"], directed=[("a", "b"), ("c", "b")])
+    >>> sorted(g.edge_names())
+    [('a', 'b'), ('c', 'b')]
+    >>> g.is_dag
+    True
+    """
+
+    __slots__ = ("clusters", "directed", "undirected", "_index")
+
+    def __init__(
+        self,
+        clusters: Sequence[Iterable[str]],
+        directed: Iterable[tuple[int, int]] = (),
+        undirected: Iterable[Iterable[int]] = (),
+    ) -> None:
+        cl = tuple(frozenset(str(v) for v in c) for c in clusters)
+        seen: dict[str, int] = {}
+        for i, c in enumerate(cl):
+            if not c:
+                raise DataValidationError(f"CausalGraph: cluster {i} is empty.")
+            for v in c:
+                if v in seen:
+                    raise DataValidationError(
+                        f"CausalGraph: variable {v!r} is in clusters {seen[v]} and {i}; "
+                        "clusters must be disjoint."
+                    )
+                seen[v] = i
+        k = len(cl)
+        d = set()
+        for e in directed:
+            i, j = (int(x) for x in e)
+            self._check_pair(i, j, k)
+            d.add((i, j))
+        u = set()
+        for e in undirected:
+            pair = tuple(int(x) for x in e)
+            if len(pair) != 2:
+                raise DataValidationError(f"CausalGraph: undirected edge {pair} must join two nodes.")
+            self._check_pair(*pair, k)
+            u.add(frozenset(pair))
+        both = [(i, j) for (i, j) in d if (j, i) in d]
+        if both:
+            i, j = both[0]
+            raise DataValidationError(
+                f"CausalGraph: edges {i}->{j} and {j}->{i} both present; "
+                "use an undirected edge for an unknown orientation."
+            )
+        clash = [(i, j) for (i, j) in d if frozenset((i, j)) in u]
+        if clash:
+            raise DataValidationError(
+                f"CausalGraph: pair {clash[0]} is both directed and undirected."
+            )
+        cyc = _has_cycle(k, d)
+        if cyc is not None:
+            names = " -> ".join(self._label(cl[i]) for i in [*cyc, cyc[0]])
+            raise DataValidationError(f"CausalGraph: directed edges form a cycle: {names}.")
+        self.clusters: tuple[frozenset[str], ...] = cl
+        self.directed: set[tuple[int, int]] = d
+        self.undirected: set[frozenset[int]] = u
+        self._index = seen
+
+    @staticmethod
+    def _check_pair(i: int, j: int, k: int) -> None:
+        if not (0 <= i < k and 0 <= j < k):
+            raise DataValidationError(
+                f"CausalGraph: edge ({i}, {j}) refers to a node outside 0..{k - 1}."
+            )
+        if i == j:
+            raise DataValidationError(f"CausalGraph: self-loop on node {i} is not allowed.")
+
+    # -- construction helpers ----------------------------------------------
+    @classmethod
+    def from_edges(
+        cls,
+        variables: Sequence[str],
+        directed: Iterable[tuple[str, str]] = (),
+        undirected: Iterable[tuple[str, str]] = (),
+    ) -> CausalGraph:
+        """A graph with one node per variable, edges given by name."""
+        idx = {v: i for i, v in enumerate(variables)}
+
+        def look(v: str) -> int:
+            if v not in idx:
+                raise DataValidationError(f"CausalGraph: edge names unknown variable {v!r}.")
+            return idx[v]
+
+        return cls(
+            [[v] for v in variables],
+            [(look(a), look(b)) for a, b in directed],
+            [(look(a), look(b)) for a, b in undirected],
+        )
+
+    @classmethod
+    def empty(cls, variables: Sequence[str]) -> CausalGraph:
+        """A graph of single variables and no edges."""
+        return cls([[v] for v in variables])
+
+    @classmethod
+    def from_cluster_edges(
+        cls,
+        clusters: Sequence[Iterable[str]],
+        directed: Iterable[tuple[Iterable[str], Iterable[str]]] = (),
+        undirected: Iterable[tuple[Iterable[str], Iterable[str]]] = (),
+    ) -> CausalGraph:
+        """A cluster graph with edges given as pairs of name sets."""
+        cl = [frozenset(c) for c in clusters]
+        idx = {c: i for i, c in enumerate(cl)}
+
+        def look(c: Iterable[str]) -> int:
+            key = frozenset(c)
+            if key not in idx:
+                raise DataValidationError(f"CausalGraph: edge names unknown cluster {sorted(key)}.")
+            return idx[key]
+
+        return cls(
+            cl, [(look(a), look(b)) for a, b in directed], [(look(a), look(b)) for a, b in undirected]
+        )
+
+    # -- queries -------------------------------------------------------------
+    @property
+    def n_nodes(self) -> int:
+        return len(self.clusters)
+
+    @property
+    def variables(self) -> list[str]:
+        """All variables, in natural sort order."""
+        return sorted(self._index, key=natural_key)
+
+    @property
+    def is_singleton(self) -> bool:
+        """True when every cluster has exactly one variable (a plain DAG/CPDAG)."""
+        return all(len(c) == 1 for c in self.clusters)
+
+    @property
+    def is_dag(self) -> bool:
+        """True when every edge is directed."""
+        return not self.undirected
+
+    def cluster_of(self, variable: str) -> int:
+        """Index of the cluster holding *variable*."""
+        try:
+            return self._index[variable]
+        except KeyError:
+            raise DataValidationError(f"CausalGraph: unknown variable {variable!r}.") from None
+
+    def parents(self, i: int) -> list[int]:
+        """Directed parents of node *i*, sorted."""
+        return sorted(a for a, b in self.directed if b == i)
+
+    def children(self, i: int) -> list[int]:
+        return sorted(b for a, b in self.directed if a == i)
+
+    def neighbours(self, i: int) -> list[int]:
+        """Nodes joined to *i* by an undirected edge."""
+        return sorted(next(iter(e - {i})) for e in self.undirected if i in e)
+
+    @staticmethod
+    def _label(c: frozenset[str]) -> str:
+        return ",".join(sorted(c, key=natural_key))
+
+    def label(self, i: int) -> str:
+        """Node label: the variable name, or sorted names joined by commas."""
+        return self._label(self.clusters[i])
+
+    def edge_names(self) -> set[tuple[str, str]]:
+        """Directed edges as (label, label)."""
+        return {(self.label(i), self.label(j)) for i, j in self.directed}
+
+    def undirected_names(self) -> set[frozenset[str]]:
+        return {frozenset(self.label(i) for i in e) for e in self.undirected}
+
+    def topological_order(self) -> list[int]:
+        """Nodes in an order where every directed edge points forward."""
+        indeg = [0] * self.n_nodes
+        for _, j in self.directed:
+            indeg[j] += 1
+        ready = [i for i in range(self.n_nodes) if indeg[i] == 0]
+        order = []
+        while ready:
+            v = ready.pop(0)
+            order.append(v)
+            for c in self.children(v):
+                indeg[c] -= 1
+                if indeg[c] == 0:
+                    ready.append(c)
+        return order
+
+    def expand(self) -> CausalGraph:
+        """The variable-level graph: every variable of cluster i points to every
+        variable of cluster j for each edge i -> j (undirected alike).
+
+        Edges inside a cluster are left out: a cluster DAG says nothing about them.
+        """
+        vs = self.variables
+        d = [(a, b) for i, j in self.directed for a in self.clusters[i] for b in self.clusters[j]]
+        u = []
+        for e in self.undirected:
+            i, j = sorted(e)
+            u += [(a, b) for a in self.clusters[i] for b in self.clusters[j]]
+        return CausalGraph.from_edges(vs, d, u)
+
+    def skeleton(self) -> set[frozenset[int]]:
+        """Adjacent node pairs, ignoring orientation."""
+        return {frozenset(e) for e in self.directed} | set(self.undirected)
+
+    def canonical(self) -> tuple:
+        """A hashable description independent of cluster order."""
+        lab = [self.label(i) for i in range(self.n_nodes)]
+        return (
+            tuple(sorted(lab, key=natural_key)),
+            tuple(sorted((lab[i], lab[j]) for i, j in self.directed)),
+            tuple(sorted(tuple(sorted(lab[i] for i in e)) for e in self.undirected)),
+        )
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, CausalGraph):
+            return NotImplemented
+        return self.canonical() == other.canonical()
+
+    def __hash__(self) -> int:
+        return hash(self.canonical())
+
+    def __repr__(self) -> str:
+        kind = "DAG" if self.is_singleton else "cluster graph"
+        return (
+            f"CausalGraph({kind}: {self.n_nodes} nodes, {len(self.directed)} directed, "
+            f"{len(self.undirected)} undirected)"
+        )
+
+    def __reduce__(self):
+        return (CausalGraph, (self.clusters, sorted(self.directed), [tuple(sorted(e)) for e in self.undirected]))
+
+    # -- conversions ------------------------------------------------------------
+    def to_networkx(self):
+        """``nx.DiGraph`` over node labels; undirected edges appear in both directions.
+
+        Node attribute ``variables`` holds each cluster's variable set; edge
+        attribute ``undirected`` is True for the two halves of an undirected edge.
+        """
+        import networkx as nx
+
+        g = nx.DiGraph()
+        for i, c in enumerate(self.clusters):
+            g.add_node(self.label(i), variables=c)
+        for i, j in self.directed:
+            g.add_edge(self.label(i), self.label(j), undirected=False)
+        for e in self.undirected:
+            i, j = sorted(e)
+            g.add_edge(self.label(i), self.label(j), undirected=True)
+            g.add_edge(self.label(j), self.label(i), undirected=True)
+        return g
+
+    @classmethod
+    def from_networkx(cls, g) -> CausalGraph:
+        """From a ``nx.DiGraph`` (a pair of opposite edges = undirected) or ``nx.Graph``.
+
+        Node attribute ``variables`` (a set of names) makes a cluster node;
+        otherwise the node name is the variable.
+        """
+        import networkx as nx
+
+        nodes = list(g.nodes)
+        clusters = [g.nodes[v].get("variables", {str(v)}) for v in nodes]
+        idx = {v: i for i, v in enumerate(nodes)}
+        d, u = [], []
+        if not isinstance(g, nx.DiGraph):
+            u = [(idx[a], idx[b]) for a, b in g.edges]
+        else:
+            for a, b in g.edges:
+                if g.has_edge(b, a):
+                    if idx[a] < idx[b]:
+                        u.append((idx[a], idx[b]))
+                else:
+                    d.append((idx[a], idx[b]))
+        return cls(clusters, d, u)
+
+    def to_adjacency(self, variables: Sequence[str] | None = None) -> np.ndarray:
+        """Adjacency matrix of a singleton graph: ``A[i, j] = 1`` for i -> j, both 1 for i - j."""
+        g = self if self.is_singleton else self.expand()
+        vs = list(variables) if variables is not None else g.variables
+        pos = {v: k for k, v in enumerate(vs)}
+        A = np.zeros((len(vs), len(vs)), dtype=np.int8)
+        for i, j in g.directed:
+            A[pos[g.label(i)], pos[g.label(j)]] = 1
+        for e in g.undirected:
+            i, j = sorted(e)
+            A[pos[g.label(i)], pos[g.label(j)]] = A[pos[g.label(j)], pos[g.label(i)]] = 1
+        return A
+
+    @classmethod
+    def from_adjacency(cls, A: Any, variables: Sequence[str]) -> CausalGraph:
+        """From ``A[i, j] != 0`` meaning i -> j; both directions set means undirected."""
+        A = np.asarray(A) != 0
+        n = len(variables)
+        if A.shape != (n, n):
+            raise DataValidationError(
+                f"CausalGraph.from_adjacency: matrix shape {A.shape} does not match {n} variables."
+            )
+        d, u = [], []
+        for i in range(n):
+            for j in range(n):
+                if i != j and A[i, j]:
+                    if A[j, i]:
+                        if i < j:
+                            u.append((i, j))
+                    else:
+                        d.append((i, j))
+        return cls([[v] for v in variables], d, u)
+
+    def to_pgmpy(self):
+        """A pgmpy ``DAG`` (all edges directed) or ``PDAG`` (some undirected); singleton graphs only."""
+        from pgmpy.base import DAG, PDAG
+
+        g = self if self.is_singleton else self.expand()
+        d = sorted(g.edge_names())
+        if g.is_dag:
+            dag = DAG()
+            dag.add_nodes_from(g.variables)
+            dag.add_edges_from(d)
+            return dag
+        und = sorted(tuple(sorted(e, key=natural_key)) for e in g.undirected_names())
+        pdag = PDAG(directed_ebunch=d, undirected_ebunch=und)
+        pdag.add_nodes_from(g.variables)
+        return pdag
+
+    @classmethod
+    def from_pgmpy(cls, model, variables: Sequence[str] | None = None) -> CausalGraph:
+        """From a pgmpy DAG, PDAG or Bayesian network."""
+        vs = [str(v) for v in (variables if variables is not None else model.nodes())]
+        if hasattr(model, "undirected_edges") and hasattr(model, "directed_edges"):
+            d = [(str(a), str(b)) for a, b in model.directed_edges]
+            seen = set()
+            u = []
+            for a, b in model.undirected_edges:
+                key = frozenset((str(a), str(b)))
+                if key not in seen:
+                    seen.add(key)
+                    u.append((str(a), str(b)))
+            return cls.from_edges(vs, d, u)
+        return cls.from_edges(vs, [(str(a), str(b)) for a, b in model.edges()])
+
+    @classmethod
+    def from_causallearn(cls, graph: Any, variables: Sequence[str]) -> CausalGraph:
+        """From a causal-learn ``GeneralGraph`` or its endpoint matrix ``G.graph``.
+
+        causal-learn encodes ``i -> j`` as ``M[j, i] = 1, M[i, j] = -1`` and
+        ``i - j`` as ``M[i, j] = M[j, i] = -1``. A bidirected ``i <-> j``
+        (``M[i, j] = M[j, i] = 1``, which PC may emit for conflicting
+        orientations) becomes undirected here.
+        """
+        M = np.asarray(getattr(graph, "graph", graph))
+        n = len(variables)
+        if M.shape != (n, n):
+            raise DataValidationError(
+                f"CausalGraph.from_causallearn: matrix shape {M.shape} does not match {n} variables."
+            )
+        d, u = [], []
+        for i in range(n):
+            for j in range(i + 1, n):
+                a, b = M[i, j], M[j, i]
+                if a == 0 and b == 0:
+                    continue
+                if a == -1 and b == 1:
+                    d.append((i, j))
+                elif a == 1 and b == -1:
+                    d.append((j, i))
+                else:
+                    u.append((i, j))
+        return cls([[v] for v in variables], d, u)
+
+    def to_causallearn_matrix(self, variables: Sequence[str] | None = None) -> np.ndarray:
+        """causal-learn's endpoint matrix for a singleton graph (see :meth:`from_causallearn`)."""
+        g = self if self.is_singleton else self.expand()
+        vs = list(variables) if variables is not None else g.variables
+        pos = {v: k for k, v in enumerate(vs)}
+        M = np.zeros((len(vs), len(vs)), dtype=int)
+        for i, j in g.directed:
+            a, b = pos[g.label(i)], pos[g.label(j)]
+            M[a, b], M[b, a] = -1, 1
+        for e in g.undirected:
+            i, j = sorted(e)
+            a, b = pos[g.label(i)], pos[g.label(j)]
+            M[a, b] = M[b, a] = -1
+        return M
+
+    def to_dot(self) -> str:
+        """Graphviz DOT text; clusters with several variables are drawn as boxes."""
+        lines = ["digraph G {", "  node [shape=ellipse];"]
+        for i, c in enumerate(self.clusters):
+            shape = " shape=box" if len(c) > 1 else ""
+            lines.append(f'  n{i} [label="{self.label(i)}"{shape}];')
+        for i, j in sorted(self.directed):
+            lines.append(f"  n{i} -> n{j};")
+        for e in sorted(tuple(sorted(e)) for e in self.undirected):
+            lines.append(f"  n{e[0]} -> n{e[1]} [dir=none];")
+        lines.append("}")
+        return "\n".join(lines)

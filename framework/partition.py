@@ -1,0 +1,143 @@
+"""The :class:`Partition` type: labels over samples or over variables."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal
+
+import numpy as np
+
+from .errors import DataValidationError
+
+__all__ = ["Partition"]
+
+Axis = Literal["samples", "variables"]
+
+
+class Partition:
+    """A partition of samples or of variables, with -1 marking noise.
+
+    Parameters
+    ----------
+    labels : array-like of int, shape (n,)
+        Cluster label per item; ``-1`` is noise. Labels need not start at 0
+        nor be contiguous.
+    axis : {"samples", "variables"}
+        What is partitioned: the rows of a dataset (micro-level points, latent
+        classes) or its columns (clusters of variables, feature groups).
+    info : mapping, optional
+        Method-specific extras (e.g. ``"distributions"`` for CAFE DBSCAN).
+    names : sequence of str, optional
+        Variable names, for ``axis="variables"``; lets :attr:`cluster_names`
+        return name sets.
+
+    Examples
+    --------
+    >>> p = Partition([0, 0, 1, -1])
+    >>> p.n_clusters, p.noise.tolist()
+    (2, [False, False, False, True])
+    """
+
+    __slots__ = ("labels", "axis", "info", "names")
+
+    def __init__(
+        self,
+        labels: Any,
+        axis: Axis = "samples",
+        info: Mapping[str, Any] | None = None,
+        names: Sequence[str] | None = None,
+    ) -> None:
+        if axis not in ("samples", "variables"):
+            raise DataValidationError(
+                f"Partition: axis must be 'samples' or 'variables', got {axis!r}."
+            )
+        lab = np.asarray(labels)
+        if lab.ndim != 1:
+            raise DataValidationError(
+                f"Partition: labels must be 1-D (one label per item), got shape {lab.shape}."
+            )
+        if lab.size and not np.issubdtype(lab.dtype, np.integer):
+            if lab.dtype.kind == "f" and np.all(np.isfinite(lab)) and np.all(lab == np.round(lab)):
+                lab = lab.astype(np.int64)
+            else:
+                raise DataValidationError(
+                    f"Partition: labels must be integers (-1 = noise), got dtype {lab.dtype}."
+                )
+        lab = np.array(lab, dtype=np.int64, copy=True)
+        if lab.size and lab.min() < -1:
+            raise DataValidationError(
+                f"Partition: labels must be >= -1 (-1 = noise), got {int(lab.min())}."
+            )
+        lab.setflags(write=False)
+        if names is not None:
+            names = tuple(str(s) for s in names)
+            if len(names) != lab.size:
+                raise DataValidationError(
+                    f"Partition: got {len(names)} names for {lab.size} labels."
+                )
+        self.labels = lab
+        self.axis: Axis = axis
+        self.info: dict[str, Any] = dict(info) if info else {}
+        self.names = names
+
+    def __len__(self) -> int:
+        return int(self.labels.size)
+
+    @property
+    def cluster_ids(self) -> np.ndarray:
+        """Sorted distinct non-noise labels."""
+        u = np.unique(self.labels)
+        return u[u >= 0]
+
+    @property
+    def n_clusters(self) -> int:
+        """Number of clusters (noise excluded)."""
+        return int(self.cluster_ids.size)
+
+    @property
+    def noise(self) -> np.ndarray:
+        """Boolean mask of the noise items."""
+        return self.labels == -1
+
+    @property
+    def clusters(self) -> list[np.ndarray]:
+        """Index arrays, one per cluster, in order of :attr:`cluster_ids`."""
+        return [np.flatnonzero(self.labels == c) for c in self.cluster_ids]
+
+    @property
+    def cluster_names(self) -> list[frozenset[str]]:
+        """Name sets, one per cluster (needs :attr:`names`)."""
+        if self.names is None:
+            raise DataValidationError("Partition.cluster_names: this partition has no names.")
+        return [frozenset(self.names[i] for i in idx) for idx in self.clusters]
+
+    def relabeled(self) -> Partition:
+        """The same partition with labels 0..k-1 in order of first appearance; noise stays -1."""
+        out = np.full_like(self.labels, -1)
+        mapping: dict[int, int] = {}
+        for i, v in enumerate(self.labels):
+            if v >= 0:
+                out[i] = mapping.setdefault(int(v), len(mapping))
+        return Partition(out, axis=self.axis, info=self.info, names=self.names)
+
+    def same_clustering(self, other: Partition) -> bool:
+        """True when both partitions group items identically (labels up to renaming)."""
+        if len(self) != len(other):
+            return False
+        a, b = self.relabeled().labels, other.relabeled().labels
+        return bool(np.array_equal(a, b))
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Partition):
+            return NotImplemented
+        return self.axis == other.axis and np.array_equal(self.labels, other.labels)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        noise = int(self.noise.sum())
+        extra = f", {noise} noise" if noise else ""
+        return f"Partition({len(self)} {self.axis}, {self.n_clusters} clusters{extra})"
+
+    def __reduce__(self):
+        return (Partition, (self.labels, self.axis, self.info, self.names))

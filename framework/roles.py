@@ -1,0 +1,322 @@
+"""The four roles every method plays, on a common :class:`Plugin` base.
+
+A plugin is built only from its validated parameters (scikit-learn's rule: the
+constructor validates and stores, nothing else). Each role has one public verb
+that validates its input, calls the subclass's ``_verb`` and checks the
+output, so every plugin rejects bad input the same way.
+"""
+
+from __future__ import annotations
+
+import inspect
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Literal
+
+import numpy as np
+
+from .data import Dataset, as_dataset
+from .errors import ConfigError, DataValidationError
+from .graph import CausalGraph
+from .params import Params, validate_params
+from .partition import Partition
+
+__all__ = [
+    "Plugin", "Partitioner", "Scorer", "Searcher", "Evaluator", "DataSource",
+    "Evaluation", "ROLES",
+]
+
+ROLES = ("partitioner", "scorer", "searcher", "evaluator")
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """The result of an :class:`Evaluator`.
+
+    Attributes
+    ----------
+    value : float
+        The headline number.
+    metrics : dict of str to float
+        All numbers, including the headline under the evaluator's name.
+    pointwise : ndarray or None
+        Per-sample values where the method has them (e.g. DISCO), else None.
+    """
+
+    value: float
+    metrics: dict[str, float] = field(default_factory=dict)
+    pointwise: np.ndarray | None = None
+
+    def __repr__(self) -> str:
+        return f"Evaluation(value={self.value:.6g}, metrics={self.metrics})"
+
+
+class Plugin(ABC):
+    """Base of every plugin.
+
+    Subclasses set the class attributes ``name`` (flat, unique: ``"dbscan"``),
+    ``Params`` (a :class:`~framework.params.Params` model) and optionally
+    ``paper`` (a citation). Parameters are passed as keywords and validated at
+    once; bad ones raise :class:`~framework.errors.ConfigError` (a ValueError)
+    naming the parameter and what is allowed.
+    """
+
+    name: ClassVar[str]
+    role: ClassVar[str]
+    Params: ClassVar[type[Params]] = Params
+    paper: ClassVar[str | None] = None
+
+    def __init__(self, **params: Any) -> None:
+        self.params = validate_params(type(self).Params, self.name, params)
+
+    # -- parameters -------------------------------------------------------------
+    def get_params(self) -> dict[str, Any]:
+        """All parameters as a dict (defaults included)."""
+        return self.params.model_dump()
+
+    def with_params(self, **changes: Any):
+        """A new plugin of the same kind with some parameters changed."""
+        return type(self)(**{**self.params.model_dump(exclude_unset=True), **changes})
+
+    @classmethod
+    def summary(cls) -> str:
+        """First line of the class docstring."""
+        doc = inspect.getdoc(cls) or ""
+        return doc.strip().splitlines()[0] if doc.strip() else ""
+
+    @classmethod
+    def is_stochastic(cls) -> bool:
+        """Whether the plugin takes a ``seed``."""
+        return "seed" in cls.Params.model_fields
+
+    def __repr__(self) -> str:
+        shown = self.params.model_dump(exclude_defaults=True)
+        args = ", ".join(f"{k}={v!r}" for k, v in shown.items())
+        return f"{type(self).__name__}({args})"
+
+    def __eq__(self, other: object) -> bool:
+        return type(self) is type(other) and self.params == other.params  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return hash((type(self).__qualname__, tuple(sorted(map(repr, self.get_params().items())))))
+
+    def __reduce__(self):
+        return (_rebuild_plugin, (type(self), self.params.model_dump(exclude_unset=True)))
+
+    def _check_data(self, data: Any) -> Dataset:
+        ds = as_dataset(data, self.name)
+        self.check_data(ds)
+        return ds
+
+    def check_data(self, data: Dataset) -> None:
+        """Raise DataValidationError if *data* is unfit; override to add requirements."""
+
+
+def _rebuild_plugin(cls: type[Plugin], params: dict[str, Any]) -> Plugin:
+    return cls(**params)
+
+
+class Partitioner(Plugin):
+    """Learns a partition of the samples (``axis="samples"``) or of the variables
+    (``axis="variables"``) of a dataset."""
+
+    role: ClassVar[str] = "partitioner"
+    axis: ClassVar[Literal["samples", "variables"]] = "samples"
+    needs_target: ClassVar[bool] = False
+
+    def partition(self, data: Dataset | Any) -> Partition:
+        """Partition *data*; returns a :class:`Partition` over samples or variables."""
+        ds = self._check_data(data)
+        if self.needs_target:
+            ds.check(self.name, need_target=True)
+        part = self._partition(ds)
+        expected = ds.n_samples if self.axis == "samples" else ds.n_variables
+        if part.axis != self.axis or len(part) != expected:
+            raise RuntimeError(
+                f"{self.name} returned a {part.axis} partition of length {len(part)}; "
+                f"expected {self.axis} of length {expected} (a bug in the plugin)."
+            )
+        if self.axis == "variables" and part.names is None:
+            part = Partition(part.labels, axis="variables", info=part.info, names=ds.names)
+        return part
+
+    @abstractmethod
+    def _partition(self, data: Dataset) -> Partition:
+        """Compute the partition of a validated dataset."""
+
+
+class Scorer(Plugin):
+    """Rates a causal graph against data; higher is better.
+
+    Decomposable scorers implement :meth:`_local_score`; :meth:`score` then sums
+    it over the nodes of the graph.
+    """
+
+    role: ClassVar[str] = "scorer"
+    decomposable: ClassVar[bool] = True
+
+    def score(self, data: Dataset | Any, graph: CausalGraph) -> float:
+        """Score of a graph whose edges are all directed."""
+        ds = self._check_data(data)
+        self._check_graph(ds, graph)
+        return float(self._score(ds, graph))
+
+    def local_score(
+        self, data: Dataset | Any, cluster: Sequence[str] | frozenset[str], parents: Sequence[Sequence[str]]
+    ) -> float:
+        """Score contribution of one node (a cluster of variables) given its parent clusters."""
+        ds = self._check_data(data)
+        return float(self._local_score(ds, frozenset(cluster), [frozenset(p) for p in parents]))
+
+    def _score(self, data: Dataset, graph: CausalGraph) -> float:
+        return sum(
+            self._local_score(data, graph.clusters[i], [graph.clusters[p] for p in graph.parents(i)])
+            for i in range(graph.n_nodes)
+        )
+
+    def _local_score(self, data: Dataset, cluster: frozenset[str], parents: list[frozenset[str]]) -> float:
+        raise NotImplementedError(f"{self.name} is not decomposable")
+
+    def _check_graph(self, data: Dataset, graph: CausalGraph) -> None:
+        if not isinstance(graph, CausalGraph):
+            raise DataValidationError(f"{self.name}.score expects a CausalGraph, got {type(graph).__name__}.")
+        if graph.undirected:
+            raise DataValidationError(
+                f"{self.name}.score needs a fully directed graph; this one has "
+                f"{len(graph.undirected)} undirected edge(s)."
+            )
+        missing = set(graph.variables) - set(data.names)
+        if missing:
+            raise DataValidationError(
+                f"{self.name}.score: graph variables {sorted(missing)} are not in the data."
+            )
+
+
+class Searcher(Plugin):
+    """Finds a causal graph from data, usually by asking a :class:`Scorer`."""
+
+    role: ClassVar[str] = "searcher"
+    default_scorer: ClassVar[str | None] = None
+    uses_scorer: ClassVar[bool] = False
+    uses_init: ClassVar[bool] = False
+
+    def search(
+        self,
+        data: Dataset | Any,
+        scorer: Scorer | str | None = None,
+        init: Partition | CausalGraph | None = None,
+    ) -> CausalGraph:
+        """Search a graph. *scorer* may be a Scorer or a registered name; *init* a
+        variable partition (initial clusters) or a graph to start from."""
+        ds = self._check_data(data)
+        if scorer is not None and not self.uses_scorer:
+            raise ConfigError(f"{self.name} does not use a scorer; got scorer={scorer!r}.")
+        if scorer is None and self.default_scorer is not None:
+            scorer = self.default_scorer
+        if isinstance(scorer, str):
+            from . import registry
+
+            scorer = registry.create(scorer)
+            if not isinstance(scorer, Scorer):
+                raise ConfigError(f"{self.name}: {scorer.name!r} is a {scorer.role}, not a scorer.")
+        if isinstance(init, Partition):
+            if init.axis != "variables":
+                raise DataValidationError(
+                    f"{self.name}: init must be a partition of variables, got a {init.axis} partition."
+                )
+            if len(init) != ds.n_variables:
+                raise DataValidationError(
+                    f"{self.name}: init partitions {len(init)} variables; the data has {ds.n_variables}."
+                )
+        if init is not None and not self.uses_init:
+            raise ConfigError(f"{self.name} does not take an initial partition or graph.")
+        graph = self._search(ds, scorer, init)
+        if not isinstance(graph, CausalGraph):
+            raise RuntimeError(f"{self.name} returned {type(graph).__name__}, not a CausalGraph (a bug).")
+        return graph
+
+    @abstractmethod
+    def _search(self, data: Dataset, scorer: Scorer | None, init: Partition | CausalGraph | None) -> CausalGraph:
+        """Search a graph on validated data."""
+
+
+class Evaluator(Plugin):
+    """Rates a result (partition or graph), with or without ground truth."""
+
+    role: ClassVar[str] = "evaluator"
+    accepts: ClassVar[tuple[str, ...]] = ("partition",)
+    needs_truth: ClassVar[bool] = False
+    higher_is_better: ClassVar[bool] = True
+
+    def evaluate(
+        self,
+        data: Dataset | Any,
+        result: Partition | CausalGraph,
+        truth: Partition | CausalGraph | Any = None,
+    ) -> Evaluation:
+        """Rate *result*; *truth* is required by external metrics (NMI, SHD, ...)."""
+        ds = self._check_data(data)
+        kind = "graph" if isinstance(result, CausalGraph) else "partition"
+        if isinstance(result, np.ndarray | list | tuple):
+            result = Partition(result)
+            kind = "partition"
+        if not isinstance(result, Partition | CausalGraph):
+            raise DataValidationError(
+                f"{self.name} rates a Partition or CausalGraph, got {type(result).__name__}."
+            )
+        if kind not in self.accepts:
+            raise DataValidationError(
+                f"{self.name} rates a {' or '.join(self.accepts)}, got a {kind}."
+            )
+        if isinstance(truth, np.ndarray | list | tuple):
+            truth = Partition(truth, axis=result.axis if isinstance(result, Partition) else "samples")
+        if self.needs_truth and truth is None:
+            raise DataValidationError(f"{self.name} compares with a ground truth: pass truth=...")
+        if isinstance(result, Partition) and result.axis == "samples" and len(result) != ds.n_samples:
+            raise DataValidationError(
+                f"{self.name}: the partition has {len(result)} labels for {ds.n_samples} samples."
+            )
+        if truth is not None and isinstance(result, Partition):
+            if not isinstance(truth, Partition) or len(truth) != len(result):
+                raise DataValidationError(
+                    f"{self.name}: truth must be a Partition of the same length as the result "
+                    f"({len(result)})."
+                )
+        ev = self._evaluate(ds, result, truth)
+        metrics = {self.name: float(ev.value), **{k: float(v) for k, v in ev.metrics.items()}}
+        return Evaluation(float(ev.value), metrics, ev.pointwise)
+
+    @abstractmethod
+    def _evaluate(self, data: Dataset, result: Any, truth: Any) -> Evaluation:
+        """Rate a validated result."""
+
+
+class DataSource(Plugin):
+    """Loads or simulates a :class:`Dataset` (with ground truth where known)."""
+
+    role: ClassVar[str] = "data"
+
+    def load(self) -> Dataset:
+        """Return the dataset described by this source's parameters."""
+        ds = self._load()
+        if not isinstance(ds, Dataset):
+            raise RuntimeError(f"{self.name} returned {type(ds).__name__}, not a Dataset (a bug).")
+        return ds
+
+    @abstractmethod
+    def _load(self) -> Dataset:
+        """Build the dataset."""
+
+
+def truth_of(data: Dataset, key: str | None, want: type) -> Any:
+    """Pick a ground-truth entry of *data*: by *key*, or the only one of type *want*."""
+    if key is not None:
+        if key not in data.truth:
+            raise DataValidationError(
+                f"The data has no ground truth {key!r}; it has {sorted(data.truth) or 'none'}."
+            )
+        return data.truth[key]
+    found = [v for v in data.truth.values() if isinstance(v, want)]
+    return found[0] if len(found) == 1 else None
+

@@ -1,0 +1,1 @@
+"""The built-in plugins of macrocause; each sub-package registers through its own entry point."""
