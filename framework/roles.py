@@ -24,7 +24,7 @@ from .partition import Partition
 
 __all__ = [
     "Plugin", "Partitioner", "Scorer", "Searcher", "Evaluator", "DataSource",
-    "Evaluation", "ROLES",
+    "Evaluation", "Example", "ROLES",
 ]
 
 ROLES = ("partitioner", "scorer", "searcher", "evaluator")
@@ -50,6 +50,23 @@ class Evaluation:
 
     def __repr__(self) -> str:
         return f"Evaluation(value={self.value:.6g}, metrics={self.metrics})"
+
+
+@dataclass(frozen=True)
+class Example:
+    """A small, fast input on which a plugin runs, for the conformance checks and docs.
+
+    ``data`` is what the plugin's verb receives; ``result``/``truth`` are for
+    evaluators; ``scorer``/``init`` for searchers; ``graph`` for scorers.
+    """
+
+    params: dict[str, Any]
+    data: Dataset
+    result: Any = None
+    truth: Any = None
+    scorer: Any = None
+    init: Any = None
+    graph: Any = None
 
 
 class Plugin(ABC):
@@ -103,6 +120,14 @@ class Plugin(ABC):
 
     def __reduce__(self):
         return (_rebuild_plugin, (type(self), self.params.model_dump(exclude_unset=True)))
+
+    @classmethod
+    def example(cls) -> Example:
+        """A small input this plugin runs on in well under a second (override when the default
+        of :func:`framework.testing.default_example` does not fit the plugin)."""
+        from .testing.examples import default_example
+
+        return default_example(cls)
 
     def _check_data(self, data: Any) -> Dataset:
         ds = as_dataset(data, self.name)

@@ -1,0 +1,1 @@
+"""Tools for testing plugins: the conformance checks (also for third parties)."""
