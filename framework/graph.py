@@ -50,12 +50,12 @@ def _has_cycle(n: int, edges: Iterable[tuple[int, int]]) -> list[int] | None:
                 parent[nxt] = v
                 stack.append((nxt, iter(adj[nxt])))
             elif color[nxt] == 1:
-                cyc = [nxt]
+                path = []
                 u = v
                 while u != nxt:
-                    cyc.append(u)
+                    path.append(u)
                     u = parent[u]
-                return cyc[::-1]
+                return [nxt, *path[::-1]]
     return None
 
 

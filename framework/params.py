@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -30,7 +30,10 @@ def _describe(err: dict[str, Any]) -> str:
     ctx = err.get("ctx", {}) or {}
     if t in _BOUNDS:
         key, sym = _BOUNDS[t]
-        return f"must be {sym} {ctx.get(key)}"
+        bound = ctx.get(key)
+        if isinstance(bound, float) and bound.is_integer():
+            bound = int(bound)
+        return f"must be {sym} {bound}"
     if t == "literal_error":
         return f"must be one of {ctx.get('expected')}"
     if t in ("int_type", "int_parsing", "int_from_float"):
@@ -88,7 +91,10 @@ def param_table(model: type[Params]) -> list[dict[str, Any]]:
                 if getattr(meta, attr, None) is not None:
                     bounds[key] = getattr(meta, attr)
         ann = field.annotation
-        type_name = getattr(ann, "__name__", None) or str(ann).replace("typing.", "")
+        if get_origin(ann) is Literal:
+            type_name = "one of " + ", ".join(repr(a) for a in get_args(ann))
+        else:
+            type_name = getattr(ann, "__name__", None) or str(ann).replace("typing.", "")
         rows.append(
             {
                 "name": name,

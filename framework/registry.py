@@ -157,10 +157,8 @@ class Registry:
             pass
         close = difflib.get_close_matches(name, list(self._records), n=3)
         hint = f" Did you mean {', '.join(repr(c) for c in close)}?" if close else ""
-        broken = [u for u in self._unavailable]
-        extra = (
-            " Unavailable plugin modules: " + "; ".join(u.reason for u in broken) if broken else ""
-        )
+        broken = [u.reason for u in self._unavailable if u.origin == name]
+        extra = f" It failed to load: {broken[0]}" if broken else ""
         raise PluginNotFoundError(
             f"Unknown plugin {name!r}.{hint} Run `macrocause plugins` to list them.{extra}"
         )

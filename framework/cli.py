@@ -1,0 +1,210 @@
+"""The ``macrocause`` command line: plugins, describe, run, compare, report.
+
+Every command exits with status 1 and one line on bad input; ``--debug``
+shows the traceback instead.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from .errors import MacrocauseError
+
+
+class _Group(click.Group):
+    """Turns expected errors into one line and exit status 1."""
+
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except (click.exceptions.Exit, click.exceptions.Abort, click.ClickException):
+            raise
+        except Exception as exc:
+            if ctx.obj and ctx.obj.get("debug"):
+                raise
+            expected = isinstance(exc, MacrocauseError | FileNotFoundError | ValueError | OSError)
+            prefix = "Error" if expected else f"Unexpected error ({type(exc).__name__}; rerun with --debug)"
+            msg = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            click.echo(f"{prefix}: {msg}", err=True)
+            ctx.exit(1)
+
+
+@click.group(cls=_Group)
+@click.option("--debug", is_flag=True, help="Show full tracebacks on errors.")
+@click.version_option(package_name="macrocause")
+@click.pass_context
+def main(ctx: click.Context, debug: bool) -> None:
+    """macrocause: causal discovery at the level of groups."""
+    ctx.ensure_object(dict)["debug"] = debug
+
+
+@main.command()
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@click.option("--role", type=click.Choice(["partitioner", "scorer", "searcher", "evaluator", "data"]),
+              default=None, help="Only plugins of this role.")
+def plugins(as_json: bool, role: str | None) -> None:
+    """List every registered plugin: name, role, origin package, summary."""
+    from . import registry
+
+    recs = registry.records(role) if role else registry.records() + registry.records("data")
+    rows = [{"name": r.name, "role": r.role, "origin": r.origin, "package": r.package, "summary": r.summary}
+            for r in recs]
+    broken = [{"origin": u.origin, "package": u.package, "reason": u.reason} for u in registry.unavailable()]
+    if as_json:
+        click.echo(json.dumps({"plugins": rows, "unavailable": broken}, indent=2))
+        return
+    width = max((len(r["name"]) for r in rows), default=4)
+    for r in rows:
+        click.echo(f"{r['name']:<{width}}  {r['role']:<11}  {r['package']}:{r['origin']:<12}  {r['summary']}")
+    for u in broken:
+        click.echo(f"unavailable: {u['origin']} ({u['package']}): {u['reason']}")
+
+
+@main.command()
+@click.argument("name")
+def describe(name: str) -> None:
+    """Show a plugin's parameters (defaults, bounds, docs) and its paper."""
+    import inspect
+
+    from . import registry
+    from .params import param_table
+
+    rec = registry.get_registry().record(name)
+    cls = rec.cls
+    click.echo(f"{cls.name} ({cls.role}, from {rec.package}:{rec.origin})")
+    if getattr(cls, "axis", None) and cls.role == "partitioner":
+        click.echo(f"partitions: {cls.axis}")
+    click.echo("")
+    click.echo(inspect.getdoc(cls) or "")
+    if cls.paper:
+        click.echo(f"\nPaper: {cls.paper}")
+    click.echo("\nParameters:")
+    rows = param_table(cls.Params)
+    if not rows:
+        click.echo("  (none)")
+    for p in rows:
+        bounds = ", ".join(f"{k}={v}" for k, v in p["bounds"].items())
+        default = "required" if p["required"] else f"default {p['default']!r}"
+        click.echo(f"  {p['name']}: {p['type']}, {default}" + (f" [{bounds}]" if bounds else ""))
+        if p["description"]:
+            click.echo(f"      {p['description']}")
+
+
+def _parse_sets(values: tuple[str, ...]) -> dict[str, object]:
+    import yaml
+
+    out: dict[str, object] = {}
+    for item in values:
+        key, eq, val = item.partition("=")
+        if not eq:
+            raise click.BadParameter(f"{item!r}: use step_id.param=value", param_hint="--set")
+        out[key.strip()] = yaml.safe_load(val)
+    return out
+
+
+@main.command()
+@click.argument("pipeline", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--store", "store_path", default="macrocause-results.db", show_default=True,
+              help="SQLite results store.")
+@click.option("--no-store", is_flag=True, help="Do not store the run.")
+@click.option("--seed", type=int, default=None, help="Override the pipeline's seed.")
+@click.option("--set", "sets", multiple=True, metavar="STEP.PARAM=VALUE", help="Override a parameter.")
+def run(pipeline: Path, store_path: str, no_store: bool, seed: int | None, sets: tuple[str, ...]) -> None:
+    """Run one pipeline; print its results side by side and store the run."""
+    from .compare import Task, run_task
+    from .pipeline import Pipeline
+    from .store import ResultStore
+
+    pipe = Pipeline.from_yaml(pipeline)
+    if sets:
+        pipe = pipe.with_overrides(_parse_sets(sets))
+    if seed is not None:
+        pipe = pipe.with_seed(seed)
+    if pipe.sweep:
+        raise MacrocauseError("This pipeline has a 'sweep': run it with `macrocause compare` on a grid.")
+    if pipe.data is None:
+        raise MacrocauseError(f"{pipeline}: the pipeline has no 'data' section.")
+    task = Task(pipe.to_dict(), str(pipe.base) if pipe.base else None)
+    click.echo(f"Running {pipe.name} on {pipe.data.label()} (seed {pipe.seed}) ...", err=True)
+    outcome = run_task(task)
+    _print_outcome(outcome)
+    if not no_store:
+        with ResultStore(store_path) as store:
+            store.write_run(outcome.key, outcome.records, pipeline=outcome.pipeline, seed=outcome.seed,
+                            data_label=outcome.data_label, source=outcome.source,
+                            source_params=outcome.source_params)
+        click.echo(f"Stored in {store_path}.", err=True)
+    if outcome.status != "done":
+        bad = next(r for r in outcome.records if r["status"] != "done")
+        raise MacrocauseError(f"step {bad['step']!r} {bad['status']}: {bad['error']}")
+
+
+def _print_outcome(outcome) -> None:
+    click.echo("\nsteps:")
+    for r in outcome.records:
+        label = r["plugin"] or r["kind"]
+        status = "" if r["status"] == "done" else f"  [{r['status']}: {r['error']}]"
+        click.echo(f"  {r['step']:<18} {label:<22} {r['seconds'] or 0:8.3f} s{status}")
+    evals: dict[str, dict[str, float]] = {}
+    for r in outcome.records:
+        if r["kind"] == "evaluate" and r["status"] == "done":
+            evals.setdefault(r["on"], {}).update(r["metrics"])
+    if not evals:
+        return
+    methods = list(evals)
+    metrics = sorted({m for v in evals.values() for m in v})
+    w = max(12, *(len(m) for m in methods))
+    click.echo("\nresults:")
+    click.echo(f"  {'metric':<16}" + "".join(f"{m:>{w + 2}}" for m in methods))
+    for metric in metrics:
+        cells = "".join(
+            f"{evals[m][metric]:>{w + 2}.4g}" if metric in evals[m] else f"{'':>{w + 2}}" for m in methods
+        )
+        click.echo(f"  {metric:<16}{cells}")
+
+
+@main.command()
+@click.argument("grid", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--store", "store_path", default="macrocause-results.db", show_default=True)
+@click.option("--executor", type=click.Choice(["local", "dask"]), default="local", show_default=True)
+@click.option("--address", default=None, help="Dask scheduler address (default: a local 2-worker cluster).")
+@click.option("--n-jobs", type=int, default=1, show_default=True, help="Worker processes (local executor).")
+def compare(grid: Path, store_path: str, executor: str, address: str | None, n_jobs: int) -> None:
+    """Run a grid (data sources x pipelines x seeds); runs already stored are skipped."""
+    from .compare import Grid
+    from .compare import compare as run_grid
+    from .store import ResultStore
+
+    spec, base = Grid.from_yaml(grid)
+    with ResultStore(store_path) as store:
+        counts = run_grid(spec, store, base=base, executor=executor, n_jobs=n_jobs, address=address)
+    click.echo(
+        f"{counts['total']} runs: {counts['skipped']} already stored, {counts['done']} done, "
+        f"{counts['failed']} failed, {counts['timeout']} timed out. Store: {store_path}"
+    )
+
+
+@main.command()
+@click.option("--store", "store_path", default="macrocause-results.db", show_default=True)
+@click.option("--out", "out_dir", default=None, type=click.Path(file_okay=False, path_type=Path),
+              help="Write report.md, report.csv and one PNG per metric here.")
+def report(store_path: str, out_dir: Path | None) -> None:
+    """Tables (methods x datasets x metrics, mean ± std over seeds) from the store."""
+    from .compare import format_table, report_table, write_report
+    from .store import ResultStore
+
+    if not Path(store_path).is_file():
+        raise MacrocauseError(f"No results store at {store_path}; run `macrocause run` or `compare` first.")
+    with ResultStore(store_path) as store:
+        click.echo(format_table(report_table(store.rows())))
+        if out_dir is not None:
+            files = write_report(store, out_dir)
+            click.echo(f"Wrote {len(files)} files to {out_dir}.", err=True)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
