@@ -123,7 +123,7 @@ class Outcome:
         return bad[0] if bad else "done"
 
 
-class _Timeout(Exception):
+class _Timeout(BaseException):  # not an Exception: steps must not swallow it
     pass
 
 

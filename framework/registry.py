@@ -75,6 +75,23 @@ class Registry:
         self._unavailable: list[Unavailable] = []
         if autoload and not os.environ.get("MACROCAUSE_DISABLE_PLUGIN_AUTOLOAD"):
             self.load_entry_points()
+        if autoload:
+            self.load_modules(os.environ.get("MACROCAUSE_PLUGINS", ""))
+
+    def load_modules(self, modules: str) -> None:
+        """Register plugin modules named in a comma-separated list (``MACROCAUSE_PLUGINS``),
+        for plugins that are not installed as packages (as ``pytest -p``)."""
+        for name in (m.strip() for m in modules.split(",")):
+            if not name:
+                continue
+            try:
+                module = importlib.import_module(name)
+            except Exception as exc:
+                self._unavailable.append(
+                    Unavailable(name, name, f'Error importing plugin "{name}": {type(exc).__name__}: {exc}')
+                )
+                continue
+            self.register_module(module, name, name)
 
     # -- loading -------------------------------------------------------------
     def load_entry_points(self, group: str = ENTRY_POINT_GROUP) -> None:

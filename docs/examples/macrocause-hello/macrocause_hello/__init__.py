@@ -1,0 +1,10 @@
+"""A third-party macrocause plugin, registered through its own entry point."""
+
+from framework import hookimpl
+
+
+@hookimpl
+def macrocause_register_plugins(register):
+    from .bins import QuantileBins
+
+    register(QuantileBins)

@@ -1,0 +1,11 @@
+"""Every registered plugin passes the conformance checks on its example."""
+
+from framework import registry
+from framework.testing.checks import parametrize_with_checks
+
+PLUGINS = [registry.get(n) for n in registry.names() + registry.names("data")]
+
+
+@parametrize_with_checks(PLUGINS)
+def test_conformance(plugin, check):
+    check(plugin)
