@@ -57,10 +57,10 @@ def test_pgmpy_roundtrip():
 
 def test_causallearn_endpoint_encoding_on_a_collider():
     # causal-learn: graph[j, i] = 1 and graph[i, j] = -1 means i --> j.
-    from causallearn.graph.GeneralGraph import GeneralGraph
-    from causallearn.graph.GraphNode import GraphNode
     from causallearn.graph.Edge import Edge
     from causallearn.graph.Endpoint import Endpoint
+    from causallearn.graph.GeneralGraph import GeneralGraph
+    from causallearn.graph.GraphNode import GraphNode
 
     nodes = [GraphNode(n) for n in ("a", "b", "c")]
     G = GeneralGraph(nodes)

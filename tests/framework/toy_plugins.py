@@ -10,8 +10,8 @@ from pydantic import Field
 
 from framework import (
     CausalGraph,
-    DataSource,
     Dataset,
+    DataSource,
     Evaluation,
     Evaluator,
     Params,
