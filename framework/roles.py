@@ -254,6 +254,8 @@ class Searcher(Plugin):
                 raise DataValidationError(
                     f"{self.name}: init partitions {len(init)} variables; the data has {ds.n_variables}."
                 )
+            if init.names is None:
+                init = Partition(init.labels, axis="variables", info=init.info, names=ds.names)
         if init is not None and not self.uses_init:
             raise ConfigError(f"{self.name} does not take an initial partition or graph.")
         graph = self._search(ds, scorer, init)
@@ -302,11 +304,11 @@ class Evaluator(Plugin):
             raise DataValidationError(
                 f"{self.name}: the partition has {len(result)} labels for {ds.n_samples} samples."
             )
-        if truth is not None and isinstance(result, Partition):
-            if not isinstance(truth, Partition) or len(truth) != len(result):
+        if isinstance(truth, Partition) and isinstance(result, Partition):
+            if truth.axis == result.axis and len(truth) != len(result):
                 raise DataValidationError(
-                    f"{self.name}: truth must be a Partition of the same length as the result "
-                    f"({len(result)})."
+                    f"{self.name}: the truth has {len(truth)} labels, the result {len(result)}; "
+                    "they must partition the same items."
                 )
         ev = self._evaluate(ds, result, truth)
         metrics = {self.name: float(ev.value), **{k: float(v) for k, v in ev.metrics.items()}}

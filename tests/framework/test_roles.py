@@ -1,0 +1,67 @@
+import numpy as np
+import pytest
+import toy_plugins
+
+from framework import (
+    CausalGraph,
+    ConfigError,
+    Dataset,
+    DataValidationError,
+    Evaluation,
+    Partition,
+    Scorer,
+)
+
+
+class CountScorer(Scorer):
+    """Minus the number of parent variables of each node."""
+
+    name = "count_scorer"
+
+    def _local_score(self, data, cluster, parents):
+        return -float(sum(len(p) for p in parents))
+
+
+def test_scorer_sums_local_scores_and_refuses_bad_graphs():
+    ds = Dataset(np.random.default_rng(0).normal(size=(10, 3)), names=["a", "b", "c"])
+    g = CausalGraph([["a", "b"], ["c"]], [(0, 1)])
+    s = CountScorer()
+    assert s.score(ds, g) == -2.0
+    assert s.local_score(ds, ["c"], [["a", "b"]]) == -2.0
+    with pytest.raises(DataValidationError, match="fully directed"):
+        s.score(ds, CausalGraph.from_edges(["a", "b"], undirected=[("a", "b")]))
+    with pytest.raises(DataValidationError, match="\\['z'\\] are not in the data"):
+        s.score(ds, CausalGraph.empty(["a", "z"]))
+
+
+def test_searcher_checks_init_and_scorer():
+    ds = Dataset(np.zeros((5, 3)) + np.arange(3), names=["a", "b", "c"])
+    chain = toy_plugins.Chain()
+    with pytest.raises(DataValidationError, match="init must be a partition of variables"):
+        chain.search(ds, init=Partition([0] * 5))
+    with pytest.raises(DataValidationError, match="init partitions 2 variables; the data has 3"):
+        chain.search(ds, init=Partition([0, 1], axis="variables"))
+    with pytest.raises(ConfigError, match="does not use a scorer"):
+        chain.search(ds, scorer="bic")
+    g = chain.search(ds, init=Partition([0, 0, 1], axis="variables"))
+    assert g.clusters == (frozenset("ab"), frozenset("c"))
+
+
+def test_evaluator_checks_kind_truth_and_lengths():
+    ds = Dataset(np.zeros((4, 1)))
+    agree = toy_plugins.Agreement()
+    with pytest.raises(DataValidationError, match="compares with a ground truth"):
+        agree.evaluate(ds, Partition([0, 0, 1, 1]))
+    with pytest.raises(DataValidationError, match="rates a partition, got a graph"):
+        agree.evaluate(ds, CausalGraph.empty(["x0"]), Partition([0] * 4))
+    with pytest.raises(DataValidationError, match="3 labels for 4 samples"):
+        agree.evaluate(ds, Partition([0, 0, 1]), Partition([0, 0, 1]))
+    ev = agree.evaluate(ds, [0, 0, 1, 1], [0, 0, 1, 0])
+    assert isinstance(ev, Evaluation) and ev.value == 0.75 and ev.metrics == {"toy_agreement": 0.75}
+
+
+def test_partitioner_accepts_arrays_and_refuses_nan():
+    t = toy_plugins.Threshold()
+    assert t.partition([[1.0], [-1.0]]).labels.tolist() == [1, 0]
+    with pytest.raises(DataValidationError, match="NaN"):
+        t.partition([[np.nan], [1.0]])
