@@ -145,10 +145,12 @@ def run(pipeline: Path, store_path: str, no_store: bool, seed: int | None, sets:
 
 def _print_outcome(outcome) -> None:
     click.echo("\nsteps:")
+    w_step = max(len(r["step"]) for r in outcome.records)
+    w_plugin = max(len(r["plugin"] or r["kind"]) for r in outcome.records)
     for r in outcome.records:
         label = r["plugin"] or r["kind"]
         status = "" if r["status"] == "done" else f"  [{r['status']}: {r['error']}]"
-        click.echo(f"  {r['step']:<18} {label:<22} {r['seconds'] or 0:8.3f} s{status}")
+        click.echo(f"  {r['step']:<{w_step}}  {label:<{w_plugin}}  {r['seconds'] or 0:8.3f} s{status}")
     evals: dict[str, dict[str, float]] = {}
     for r in outcome.records:
         if r["kind"] == "evaluate" and r["status"] == "done":
@@ -159,12 +161,13 @@ def _print_outcome(outcome) -> None:
     metrics = sorted({m for v in evals.values() for m in v})
     w = max(12, *(len(m) for m in methods))
     click.echo("\nresults:")
-    click.echo(f"  {'metric':<16}" + "".join(f"{m:>{w + 2}}" for m in methods))
+    wm = max(16, *(len(m) + 2 for m in metrics))
+    click.echo(f"  {'metric':<{wm}}" + "".join(f"{m:>{w + 2}}" for m in methods))
     for metric in metrics:
         cells = "".join(
             f"{evals[m][metric]:>{w + 2}.4g}" if metric in evals[m] else f"{'':>{w + 2}}" for m in methods
         )
-        click.echo(f"  {metric:<16}{cells}")
+        click.echo(f"  {metric:<{wm}}{cells}")
 
 
 @main.command()
