@@ -35,3 +35,154 @@ class DBSCAN(Partitioner):
         p = self.params
         labels = SkDBSCAN(eps=p.eps, min_samples=p.min_samples, metric=p.metric).fit_predict(data.X)
         return Partition(labels, axis="samples")
+
+
+class HDBSCANParams(Params):
+    min_cluster_size: int = Field(5, ge=2, description="Smallest group of points that counts as a cluster.")
+    min_samples: int | None = Field(
+        None, ge=1, description="Neighbours that make a core point; None = min_cluster_size."
+    )
+    cluster_selection_epsilon: float = Field(
+        0.0, ge=0, description="Clusters closer than this distance are merged."
+    )
+    cluster_selection_method: Literal["eom", "leaf"] = Field(
+        "eom", description="Excess of mass ('eom') or the leaves of the cluster tree ('leaf')."
+    )
+
+
+class HDBSCAN(Partitioner):
+    """HDBSCAN hierarchical density clustering (scikit-learn); noise is -1.
+
+    ``info["probabilities"]`` holds each point's membership strength.
+
+    References
+    ----------
+    Campello, Moulavi, Sander. Density-based clustering based on hierarchical
+    density estimates. PAKDD 2013.
+    """
+
+    name = "hdbscan"
+    axis = "samples"
+    Params = HDBSCANParams
+    paper = "Campello, Moulavi, Sander, PAKDD 2013"
+
+    def check_data(self, data: Dataset) -> None:
+        data.check(self.name, min_samples=self.params.min_cluster_size)
+
+    def _partition(self, data: Dataset) -> Partition:
+        from sklearn.cluster import HDBSCAN as SkHDBSCAN
+
+        p = self.params
+        model = SkHDBSCAN(
+            min_cluster_size=p.min_cluster_size,
+            min_samples=p.min_samples,
+            cluster_selection_epsilon=p.cluster_selection_epsilon,
+            cluster_selection_method=p.cluster_selection_method,
+            copy=True,
+        ).fit(data.X)
+        return Partition(model.labels_, axis="samples", info={"probabilities": model.probabilities_})
+
+
+class KMeansParams(Params):
+    n_clusters: int = Field(3, ge=1, description="Number of clusters.")
+    n_init: int = Field(10, ge=1, description="Restarts from k-means++ seeds; the lowest inertia wins.")
+    max_iter: int = Field(300, ge=1, description="Lloyd iterations per restart.")
+    seed: int = Field(0, description="Random seed.")
+
+
+class KMeans(Partitioner):
+    """k-means clustering (scikit-learn, k-means++ seeding, best of n_init restarts).
+
+    ``info`` holds ``"centers"`` (k x d) and ``"inertia"``.
+
+    References
+    ----------
+    Lloyd. Least squares quantization in PCM. IEEE Trans. Inf. Theory 28(2), 1982.
+    Arthur, Vassilvitskii. k-means++: the advantages of careful seeding. SODA 2007.
+    """
+
+    name = "kmeans"
+    axis = "samples"
+    Params = KMeansParams
+    paper = "Lloyd 1982; Arthur & Vassilvitskii, SODA 2007"
+
+    def check_data(self, data: Dataset) -> None:
+        data.check(self.name, min_samples=self.params.n_clusters)
+
+    def _partition(self, data: Dataset) -> Partition:
+        from sklearn.cluster import KMeans as SkKMeans
+
+        p = self.params
+        model = SkKMeans(
+            n_clusters=p.n_clusters, n_init=p.n_init, max_iter=p.max_iter, random_state=p.seed
+        ).fit(data.X)
+        info = {"centers": model.cluster_centers_, "inertia": float(model.inertia_)}
+        return Partition(model.labels_, axis="samples", info=info)
+
+
+class GaussianMixtureParams(Params):
+    n_components: int = Field(3, ge=1, description="Number of mixture components.")
+    covariance_type: Literal["full", "tied", "diag", "spherical"] = Field(
+        "full", description="Form of the component covariances."
+    )
+    n_init: int = Field(5, ge=1, description="EM restarts; the one with the highest likelihood bound wins.")
+    max_iter: int = Field(200, ge=1, description="EM iterations per restart.")
+    tol: float = Field(1e-3, gt=0, description="Convergence threshold on the per-sample bound.")
+    reg_covar: float = Field(1e-6, ge=0, description="Added to the covariance diagonals.")
+    seed: int = Field(0, description="Random seed (k-means initialisation of each restart).")
+
+
+class GaussianMixtureEM(Partitioner):
+    """Gaussian mixture fitted by EM (scikit-learn), best of n_init restarts; hard labels.
+
+    Each sample gets the component of highest posterior probability. ``info``
+    holds ``"log_likelihood"`` (total over the samples), ``"bic"``, ``"aic"``,
+    ``"converged"``, ``"n_iter"``, ``"means"`` (k x d), ``"weights"`` (k) and
+    ``"probabilities"`` (n x k posteriors).
+
+    References
+    ----------
+    Dempster, Laird, Rubin. Maximum likelihood from incomplete data via the EM
+    algorithm. J. R. Stat. Soc. B 39(1), 1977.
+    """
+
+    name = "gmm_em"
+    axis = "samples"
+    Params = GaussianMixtureParams
+    paper = "Dempster, Laird, Rubin, JRSS-B 1977"
+
+    def check_data(self, data: Dataset) -> None:
+        data.check(self.name, min_samples=max(2, self.params.n_components))
+
+    def _partition(self, data: Dataset) -> Partition:
+        import warnings
+
+        from sklearn.exceptions import ConvergenceWarning
+        from sklearn.mixture import GaussianMixture
+
+        p = self.params
+        gm = GaussianMixture(
+            n_components=p.n_components,
+            covariance_type=p.covariance_type,
+            n_init=p.n_init,
+            max_iter=p.max_iter,
+            tol=p.tol,
+            reg_covar=p.reg_covar,
+            random_state=p.seed,
+        )
+        X = data.X
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            gm.fit(X)
+        proba = gm.predict_proba(X)
+        info = {
+            "log_likelihood": float(gm.score(X) * X.shape[0]),
+            "bic": float(gm.bic(X)),
+            "aic": float(gm.aic(X)),
+            "converged": bool(gm.converged_),
+            "n_iter": int(gm.n_iter_),
+            "means": gm.means_,
+            "weights": gm.weights_,
+            "probabilities": proba,
+        }
+        return Partition(proba.argmax(axis=1), axis="samples", info=info)

@@ -1,0 +1,38 @@
+"""pgmpy's HillClimbSearch with an order of moves that does not depend on the hash seed.
+
+Imported lazily by :class:`plugins.baselines.search.HillClimb` (pgmpy is heavy).
+"""
+
+from __future__ import annotations
+
+from pgmpy.causal_discovery import HillClimbSearch
+from pgmpy.structure_score import BDeu, get_scoring_method
+
+
+def _move_key(item):
+    (kind, (a, b)), _ = item
+    return kind, str(a), str(b)
+
+
+class OrderedHillClimbSearch(HillClimbSearch):
+    """HillClimbSearch whose candidate moves are scored in sorted order.
+
+    pgmpy takes ``max`` over moves generated from a set of edges; when two moves
+    improve the score equally (e.g. ``a -> b`` and ``b -> a`` under a
+    score-equivalent score) the first one wins, and the set's order changes with
+    ``PYTHONHASHSEED``. Sorting the moves makes the first one fixed.
+    """
+
+    def _legal_operations_dag(self, *args, **kwargs):
+        return iter(sorted(super()._legal_operations_dag(*args, **kwargs), key=_move_key))
+
+
+def fit_hill_climb(frame, scoring: str, *, equivalent_sample_size: float = 10.0, **options):
+    """Run hill climbing on a DataFrame (discrete columns categorical); returns a pgmpy DAG."""
+    score = (
+        BDeu(frame, equivalent_sample_size=equivalent_sample_size)
+        if scoring == "bdeu"
+        else get_scoring_method(scoring, frame)
+    )
+    est = OrderedHillClimbSearch(scoring_method=score, return_type="dag", show_progress=False, **options)
+    return est.fit(frame).causal_graph_

@@ -1,0 +1,150 @@
+"""Structure-learning baselines: PC (causal-learn) and Hill-Climb search (pgmpy)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from framework import CausalGraph, Dataset, Params, Searcher
+from framework.errors import DataValidationError
+
+
+class PCParams(Params):
+    alpha: float = Field(0.05, gt=0, lt=1, description="Significance level of the independence tests.")
+    indep_test: Literal["auto", "fisherz", "chisq", "gsq"] = Field(
+        "auto",
+        description="Conditional independence test; 'auto' = chisq when every variable is "
+        "discrete, fisherz otherwise.",
+    )
+    stable: bool = Field(True, description="Order-independent (stable) skeleton search.")
+    max_k: int | None = Field(None, ge=0, description="Largest conditioning set; None = no limit.")
+
+
+class PC(Searcher):
+    """PC algorithm (causal-learn): a CPDAG from conditional independence tests.
+
+    chi-square or G-square tests for discrete data, Fisher's z for continuous
+    (or mixed) data. Unshielded colliders are oriented from the separating sets
+    (causal-learn's ``uc_rule=0``, existing colliders take priority), then Meek's
+    rules. A bidirected edge, which conflicting collider orientations can leave,
+    is returned as undirected.
+
+    References
+    ----------
+    Spirtes, Glymour, Scheines. Causation, Prediction, and Search. MIT Press, 2000.
+    Zheng et al. Causal-learn: causal discovery in Python. JMLR 25(60), 2024.
+    """
+
+    name = "pc"
+    Params = PCParams
+    paper = "Spirtes, Glymour, Scheines 2000 (causal-learn, Zheng et al. JMLR 2024)"
+
+    def test_for(self, data: Dataset) -> str:
+        """The independence test used on *data* (resolves ``"auto"``)."""
+        t = self.params.indep_test
+        if t == "auto":
+            return "chisq" if data.is_discrete else "fisherz"
+        return t
+
+    def check_data(self, data: Dataset) -> None:
+        data.check(self.name, min_samples=5, min_variables=2, reject_constant=True)
+        test = self.test_for(data)
+        if test in ("chisq", "gsq") and not data.is_discrete:
+            cont = [n for n, disc in zip(data.names, data.discrete) if not disc]
+            raise DataValidationError(
+                f"{self.name}: indep_test={test!r} needs discrete data; continuous variables: "
+                f"{cont}. Use indep_test='fisherz' (or 'auto')."
+            )
+
+    def _search(self, data: Dataset, scorer, init) -> CausalGraph:
+        import warnings
+
+        from causallearn.search.ConstraintBased.PC import pc
+
+        p = self.params
+        X = data.X.astype(int) if self.test_for(data) in ("chisq", "gsq") else data.X
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            cg = pc(
+                X, alpha=p.alpha, indep_test=self.test_for(data), stable=p.stable,
+                show_progress=False, verbose=False, max_k=p.max_k,
+            )
+        return CausalGraph.from_causallearn(cg.G, data.names)
+
+
+class HillClimbParams(Params):
+    scoring: Literal["auto", "bic", "k2", "bdeu", "bic-g", "bic-cg"] = Field(
+        "auto",
+        description="Score: 'bic', 'k2', 'bdeu' for discrete data, 'bic-g' (Gaussian BIC) for "
+        "continuous, 'bic-cg' (conditional Gaussian) for mixed; 'auto' picks bic / bic-g / bic-cg.",
+    )
+    max_indegree: int | None = Field(None, ge=1, description="Most parents per node; None = no limit.")
+    tabu_length: int = Field(100, ge=0, description="Recent moves that may not be undone.")
+    epsilon: float = Field(1e-4, ge=0, description="Stop when the best move improves the score less.")
+    max_iter: int = Field(1_000_000, ge=1, description="Most moves.")
+    equivalent_sample_size: float = Field(10.0, gt=0, description="Prior sample size of 'bdeu'.")
+    return_type: Literal["cpdag", "dag"] = Field(
+        "cpdag", description="Return the DAG found or its Markov equivalence class (CPDAG)."
+    )
+
+
+_DISCRETE_SCORES = {"bic": "bic-d", "k2": "k2", "bdeu": "bdeu"}
+
+
+class HillClimb(Searcher):
+    """Greedy hill climbing over DAGs with a tabu list (pgmpy HillClimbSearch).
+
+    Moves add, remove or reverse one edge; the best move is taken until none
+    improves the score by ``epsilon``. Discrete columns go to pgmpy as
+    categoricals. Ties between equally good moves are broken by a fixed order
+    of the moves (pgmpy iterates a set, whose order changes with the hash seed
+    of the process), so a result does not depend on the process it ran in.
+
+    References
+    ----------
+    Koller, Friedman. Probabilistic Graphical Models. MIT Press, 2009, Sec. 18.4.3.
+    Ankan, Textor. pgmpy: a Python toolkit for Bayesian networks. JMLR 25(265), 2024.
+    """
+
+    name = "hill_climb"
+    Params = HillClimbParams
+    paper = "Koller & Friedman 2009 (pgmpy, Ankan & Textor JMLR 2024)"
+
+    def score_for(self, data: Dataset) -> str:
+        """pgmpy's name of the score used on *data* (resolves ``"auto"``)."""
+        s = self.params.scoring
+        if s == "auto":
+            return "bic-d" if data.is_discrete else ("bic-g" if data.is_continuous else "bic-cg")
+        return _DISCRETE_SCORES.get(s, s)
+
+    def check_data(self, data: Dataset) -> None:
+        data.check(self.name, min_samples=2, min_variables=2)
+        s = self.params.scoring
+        if s in _DISCRETE_SCORES and not data.is_discrete:
+            cont = [n for n, disc in zip(data.names, data.discrete) if not disc]
+            raise DataValidationError(
+                f"{self.name}: scoring={s!r} needs discrete data; continuous variables: {cont}. "
+                "Use scoring='bic-g' (continuous), 'bic-cg' (mixed) or 'auto'."
+            )
+        if s == "bic-g" and not data.is_continuous:
+            raise DataValidationError(
+                f"{self.name}: scoring='bic-g' needs continuous data; use 'bic-cg' or 'auto' for mixed data."
+            )
+
+    def _search(self, data: Dataset, scorer, init) -> CausalGraph:
+        from ._pgmpy_hc import fit_hill_climb
+
+        p = self.params
+        dag = fit_hill_climb(
+            data.to_pandas(categorical=True), self.score_for(data),
+            max_indegree=p.max_indegree, tabu_length=p.tabu_length, epsilon=p.epsilon,
+            max_iter=p.max_iter, equivalent_sample_size=p.equivalent_sample_size,
+        )
+        graph = CausalGraph.from_pgmpy(dag, data.names)
+        return graph if p.return_type == "dag" else cpdag(graph)
+
+
+def cpdag(graph: CausalGraph) -> CausalGraph:
+    """The CPDAG (Markov equivalence class) of a DAG over single variables (Chickering 2002, via pgmpy)."""
+    return CausalGraph.from_pgmpy(graph.to_pgmpy().to_pdag(), graph.variables)

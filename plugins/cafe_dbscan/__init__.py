@@ -1,0 +1,21 @@
+"""CAFE DBSCAN: density-based causal feature learning, the two-step CFL baseline, DS1-DS3 and image data."""
+
+from framework import hookimpl
+
+
+@hookimpl
+def macrocause_register_plugins(register):
+    from .partitioner import CafeDBSCAN
+    from .two_step import CFLTwoStep
+
+    register(CafeDBSCAN)
+    register(CFLTwoStep)
+
+
+@hookimpl
+def macrocause_register_data_sources(register):
+    from .images import ImageFolder
+    from .simulate import CafeDS1, CafeDS2, CafeDS3
+
+    for cls in (CafeDS1, CafeDS2, CafeDS3, ImageFolder):
+        register(cls)

@@ -1,0 +1,129 @@
+"""Numba kernels of CAFE DBSCAN: neighbour lists in CSR form and the expansion loop (Algorithm 1)."""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+
+@njit(cache=True)
+def pairs_to_csr(n, pairs):
+    """CSR neighbour lists, each in ascending index order, from the pairs i < j of a radius query.
+
+    Returns ``indptr`` (n + 1) and ``indices`` (n + 2 * len(pairs)), int64.
+    """
+    deg = np.ones(n, dtype=np.int64)
+    for t in range(pairs.shape[0]):
+        deg[pairs[t, 0]] += 1
+        deg[pairs[t, 1]] += 1
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    for i in range(n):
+        indptr[i + 1] = indptr[i] + deg[i]
+    fill = indptr[:-1].copy()
+    indices = np.empty(indptr[n], dtype=np.int64)
+    for i in range(n):
+        indices[fill[i]] = i
+        fill[i] += 1
+    for t in range(pairs.shape[0]):
+        a = pairs[t, 0]
+        b = pairs[t, 1]
+        indices[fill[a]] = b
+        fill[a] += 1
+        indices[fill[b]] = a
+        fill[b] += 1
+    for i in range(n):  # ascending order: results do not depend on the tree's pair order
+        indices[indptr[i] : indptr[i + 1]] = np.sort(indices[indptr[i] : indptr[i + 1]])
+    return indptr, indices
+
+
+@njit(cache=True)
+def _gather_unclassified(p, indptr, indices, labels, buf):
+    k = 0
+    for t in range(indptr[p], indptr[p + 1]):
+        q = indices[t]
+        if labels[q] == -1:
+            buf[k] = q
+            k += 1
+    return k
+
+
+@njit(cache=True)
+def cafe_expand(indptr, indices, codes, m, min_points, tau):
+    """Algorithm 1 of CAFE DBSCAN on precomputed epsilon-neighbourhoods.
+
+    Parameters
+    ----------
+    indptr, indices : int64 arrays
+        CSR epsilon-neighbourhoods (each includes the point itself).
+    codes : int64 array (n,)
+        Effect states as codes 0..m-1.
+    m : int
+        Number of effect states.
+    min_points : int
+        mu: unclassified points a start region needs.
+    tau : float
+        Largest total-variation distance between a region's effect-state
+        histogram and the running histogram of the cluster it joins.
+
+    Returns
+    -------
+    labels : int64 array (n,)
+        Cluster per point, -1 for noise (never classified).
+    hist : int64 array (k, m)
+        Effect-state counts per cluster.
+    """
+    n = codes.shape[0]
+    labels = np.full(n, -1, dtype=np.int64)
+    queue = np.empty(n, dtype=np.int64)
+    maxdeg = 0
+    for i in range(n):
+        d = indptr[i + 1] - indptr[i]
+        if d > maxdeg:
+            maxdeg = d
+    buf = np.empty(maxdeg, dtype=np.int64)
+    region = np.zeros(m, dtype=np.int64)
+    hist_rows = []
+    cluster = 0
+    for x in range(n):
+        if labels[x] != -1:
+            continue
+        k = _gather_unclassified(x, indptr, indices, labels, buf)
+        if k < min_points:
+            continue
+        chist = np.zeros(m, dtype=np.int64)
+        csize = 0
+        head = 0
+        tail = 0
+        for t in range(k):
+            q = buf[t]
+            labels[q] = cluster
+            chist[codes[q]] += 1
+            queue[tail] = q
+            tail += 1
+        csize = k
+        while head < tail:
+            p = queue[head]
+            head += 1
+            k = _gather_unclassified(p, indptr, indices, labels, buf)
+            if k == 0:
+                continue
+            region[:] = 0
+            for t in range(k):
+                region[codes[buf[t]]] += 1
+            tv = 0.0
+            for s in range(m):
+                tv += abs(region[s] / k - chist[s] / csize)
+            if 0.5 * tv <= tau + 1e-12:
+                for t in range(k):
+                    q = buf[t]
+                    labels[q] = cluster
+                    chist[codes[q]] += 1
+                    queue[tail] = q
+                    tail += 1
+                csize += k
+        hist_rows.append(chist)
+        cluster += 1
+    hist = np.zeros((cluster, m), dtype=np.int64)
+    for c in range(cluster):
+        hist[c] = hist_rows[c]
+    return labels, hist

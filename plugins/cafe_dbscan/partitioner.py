@@ -1,0 +1,202 @@
+"""CAFE DBSCAN: density-based clustering of micro-level points by their effect-state distribution."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import numpy as np
+from pydantic import Field
+
+from framework import Dataset, Params, Partition, Partitioner
+from framework.errors import ConfigError
+from framework.roles import Example
+
+PAPER = "Weber, Miklautz, Kumar, Grosse-Wentrup, Plant, ICDM 2023 (CAFE DBSCAN)"
+
+AUTO_MIN_POINTS = (20, 30, 50, 80)
+AUTO_QUANTILES = (0.2, 0.5)
+AUTO_TAUS = (0.2, 0.3, 0.4, 0.5)
+AUTO_BIC_SLACK = 0.03
+AUTO_DISCO_MIN_POINTS = 10
+
+
+class CafeDBSCANParams(Params):
+    eps: float | None = Field(None, gt=0, description="Radius of the epsilon-neighbourhood (None: chosen).")
+    min_points: int | None = Field(
+        None, ge=1, description="mu: unclassified points a start region needs, the point included (None: chosen)."
+    )
+    tau: float | None = Field(
+        None, ge=0, le=1, description="Largest total-variation distance for a region to join a cluster (None: chosen)."
+    )
+    metric: Literal["euclidean", "manhattan", "chebyshev"] = Field("euclidean", description="Distance.")
+
+
+class CafeDBSCAN(Partitioner):
+    """CAFE DBSCAN: one-pass density clustering of points by their effect-state distribution P(Y|X).
+
+    Algorithm 1 of the paper: every epsilon-neighbourhood with at least ``min_points``
+    unclassified points starts a cluster; the cluster grows breadth-first by the
+    unclassified points of each member's neighbourhood, as long as their effect-state
+    histogram is within total-variation distance ``tau`` of the cluster's running
+    histogram. Points never classified are noise (-1). Neighbourhoods come from a
+    KD-tree radius query stored as CSR lists (memory O(n + neighbour pairs)); the
+    expansion runs in numba.
+
+    Parameters
+    ----------
+    eps, min_points, tau : float, int, float or None
+        Algorithm 1's epsilon, mu and tau. When all three are None (the default)
+        they are chosen without ground truth (automatic mode, see Notes). When
+        only some are given, the missing ones follow the Section V heuristic:
+        ``min_points = clip(round(sqrt(n) / 3), 10, 100)``, ``eps`` = median
+        distance to the ``min_points``-th nearest point, ``tau`` = twice the
+        expected total-variation error of a histogram of ``min_points / 2``
+        points, clipped to [0.1, 0.4].
+    metric : {"euclidean", "manhattan", "chebyshev"}
+        Distance of the micro-level points.
+
+    Notes
+    -----
+    ``info`` holds ``distributions`` (k x m effect-state probabilities per
+    cluster, columns in the order of ``states``), ``states`` (the effect-state
+    labels), ``counts`` and the ``eps``, ``min_points``, ``tau`` used (plus
+    ``auto`` with the candidate table in automatic mode).
+
+    Automatic mode (ours; the paper tunes by hand): candidates are
+    ``min_points`` in {20, 30, 50, 80} (at most n / 10), ``eps`` = the 0.2 and
+    0.5 quantiles of the ``min_points``-distance, ``tau`` in {0.2, ..., 0.5}.
+    DISCO alone, computed on the points, prefers merging touching clusters
+    (they are density-connected), which is exactly what CAFE DBSCAN must not
+    do; so candidates are first filtered by how well their clusters explain
+    the effect states (BIC gain of P(Y | cluster) over P(Y), relative to H(Y);
+    those within 3% of the best are kept), and DISCO (``min_points=10``,
+    through the registry) picks among them.
+
+    References
+    ----------
+    Weber, Miklautz, Kumar, Grosse-Wentrup, Plant. CAFE DBSCAN: a density-based
+    clustering algorithm for causal feature learning. ICDM 2023.
+    """
+
+    name = "cafe_dbscan"
+    axis = "samples"
+    needs_target = True
+    Params = CafeDBSCANParams
+    paper = PAPER
+
+    def check_data(self, data: Dataset) -> None:
+        data.check(self.name, need_target=True, min_states=2)
+
+    @classmethod
+    def example(cls) -> Example:
+        rng = np.random.default_rng(0)
+        X = np.concatenate([rng.uniform(0, 1, (60, 2)), rng.uniform([1, 0], [2, 1], (60, 2))])
+        y = np.concatenate([rng.choice(3, 60, p=[0.8, 0.1, 0.1]), rng.choice(3, 60, p=[0.1, 0.1, 0.8])])
+        return Example({"eps": 0.25, "min_points": 8, "tau": 0.3}, Dataset(X, target=y))
+
+    @classmethod
+    def auto_grid(cls, data: Dataset) -> dict[str, list]:
+        """A small candidate grid for a generic search: mu values, eps from the mu-distance
+        quantiles of the middle mu, and tau values."""
+        from ._core import heuristic_eps
+
+        mus = _auto_min_points(data.n_samples)
+        mid = mus[len(mus) // 2]
+        eps = sorted({round(heuristic_eps(data.X, mid, "euclidean", q), 6) for q in AUTO_QUANTILES})
+        return {"min_points": mus, "eps": eps, "tau": list(AUTO_TAUS)}
+
+    def _partition(self, data: Dataset) -> Partition:
+        from ._core import cafe_dbscan
+
+        p = self.params
+        m = len(data.target_states)
+        codes = data.target_codes
+        extra: dict[str, Any] = {}
+        if p.eps is None and p.min_points is None and p.tau is None:
+            eps, mu, tau, extra = self._auto(data)
+        else:
+            eps, mu, tau = self._fill_heuristic(data)
+        labels, counts = cafe_dbscan(data.X, codes, m, eps, mu, tau, p.metric)
+        return _result(labels, counts, data, eps, mu, tau, extra)
+
+    # -- parameters -----------------------------------------------------------
+    def _fill_heuristic(self, data: Dataset) -> tuple[float, int, float]:
+        from ._core import heuristic_eps, heuristic_min_points, heuristic_tau
+
+        p = self.params
+        mu = p.min_points if p.min_points is not None else heuristic_min_points(data.n_samples)
+        eps = p.eps if p.eps is not None else heuristic_eps(data.X, mu, p.metric)
+        tau = p.tau if p.tau is not None else heuristic_tau(len(data.target_states), mu)
+        return float(eps), int(mu), float(tau)
+
+    def _auto(self, data: Dataset) -> tuple[float, int, float, dict]:
+        from framework import registry
+
+        from ._core import cafe_dbscan, heuristic_eps
+
+        if "disco" not in registry.names("evaluator"):
+            raise ConfigError(
+                "cafe_dbscan's automatic mode scores candidates with the 'disco' evaluator, which is not "
+                "registered; enable the disco plugin or pass eps, min_points and tau."
+            )
+        disco = registry.create("disco", min_points=min(AUTO_DISCO_MIN_POINTS, data.n_samples))
+        m = len(data.target_states)
+        rows = []
+        for mu in _auto_min_points(data.n_samples):
+            for q in AUTO_QUANTILES:
+                eps = heuristic_eps(data.X, mu, self.params.metric, q)
+                for tau in AUTO_TAUS:
+                    labels, _ = cafe_dbscan(data.X, data.target_codes, m, eps, mu, tau, self.params.metric)
+                    rows.append({"eps": eps, "min_points": mu, "tau": tau, "labels": labels,
+                                 "bic_gain": bic_gain(labels, data.target_codes, m)})
+        best_gain = max(r["bic_gain"] for r in rows)
+        keep = [r for r in rows if r["bic_gain"] >= best_gain - AUTO_BIC_SLACK * abs(best_gain)]
+        for r in keep:
+            r["disco"] = disco.evaluate(data, Partition(r["labels"])).value
+        best = max(keep, key=lambda r: r["disco"])
+        table = [{k: v for k, v in r.items() if k != "labels"} for r in rows]
+        return best["eps"], best["min_points"], best["tau"], {"auto": table}
+
+
+def _auto_min_points(n: int) -> list[int]:
+    mus = [mu for mu in AUTO_MIN_POINTS if mu <= max(n // 10, 1)]
+    return mus or [max(2, min(AUTO_MIN_POINTS[0], n // 2))]
+
+
+def bic_gain(labels: np.ndarray, codes: np.ndarray, m: int) -> float:
+    """BIC gain of modelling the effect states by one distribution per cluster (noise one more
+    class) over one global distribution, per point and relative to the entropy H(Y).
+
+    ``(loglik(Y | labels) - loglik(Y) - (k - 1)(m - 1) log(n) / 2) / (n H(Y))``; 1 means the
+    clusters determine Y, values <= 0 that they explain nothing beyond chance.
+    """
+    n = codes.shape[0]
+    groups = np.unique(labels, return_inverse=True)[1]
+    k = int(groups.max()) + 1
+    counts = np.zeros((k, m))
+    np.add.at(counts, (groups, codes), 1.0)
+    tot = counts.sum(axis=1, keepdims=True)
+    nz = counts > 0
+    ll = float(np.sum(counts[nz] * np.log((counts / tot)[nz])))
+    c0 = counts.sum(axis=0)
+    c0 = c0[c0 > 0]
+    ll0 = float(np.sum(c0 * np.log(c0 / n)))
+    h = -ll0 / n
+    pen = (k - 1) * (m - 1) / 2 * np.log(n)
+    return float((ll - ll0 - pen) / (n * h)) if h > 0 else 0.0
+
+
+def _result(labels, counts, data: Dataset, eps, mu, tau, extra) -> Partition:
+    counts = np.asarray(counts, dtype=np.int64)
+    sizes = counts.sum(axis=1, keepdims=True)
+    dist = counts / np.maximum(sizes, 1)
+    info = {
+        "distributions": dist,
+        "states": list(data.target_states),
+        "counts": counts,
+        "eps": float(eps),
+        "min_points": int(mu),
+        "tau": float(tau),
+        **extra,
+    }
+    return Partition(labels, axis="samples", info=info)

@@ -1,0 +1,20 @@
+"""CIC: the Clustering Information Criterion and the greedy cluster-DAG search (Niu, Li, Li, IJCAI 2022)."""
+
+from framework import hookimpl
+
+
+@hookimpl
+def macrocause_register_plugins(register):
+    from .scorers import BIC, CIC
+    from .search import CICGreedy, GreedyDAG
+
+    for cls in (CIC, BIC, CICGreedy, GreedyDAG):
+        register(cls)
+
+
+@hookimpl
+def macrocause_register_data_sources(register):
+    from .simulate import CICRandom, CICScenario, CICXor
+
+    for cls in (CICScenario, CICXor, CICRandom):
+        register(cls)

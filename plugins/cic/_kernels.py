@@ -1,0 +1,110 @@
+"""Numba kernels of the CIC plugin: plug-in entropies from counts, log Stirling numbers."""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+_DENSE_LIMIT = 1 << 16  # joint alphabets up to this size are counted in a dense array
+_RANK_LIMIT = 1 << 40  # re-rank the running key before it could overflow int64
+
+
+@njit(cache=True)
+def _dense_rank(keys: np.ndarray) -> tuple[np.ndarray, int]:
+    n = keys.shape[0]
+    order = np.argsort(keys, kind="mergesort")
+    out = np.empty(n, np.int64)
+    r = -1
+    prev = np.int64(-1)
+    for t in range(n):
+        k = keys[order[t]]
+        if t == 0 or k != prev:
+            r += 1
+            prev = k
+        out[order[t]] = r
+    return out, r + 1
+
+
+@njit(cache=True)
+def joint_keys(codes: np.ndarray, cols: np.ndarray, cards: np.ndarray) -> tuple[np.ndarray, int]:
+    """One integer per sample identifying its joint state over *cols*, and the key range.
+
+    ``codes`` is n x d of per-column codes ``0..cards[j]-1``. The running key is
+    re-ranked densely whenever it could overflow, so any number of columns works.
+    """
+    n = codes.shape[0]
+    keys = np.zeros(n, np.int64)
+    total = 1
+    for c in cols:
+        s = cards[c]
+        if total * s > _RANK_LIMIT:
+            keys, total = _dense_rank(keys)
+        for t in range(n):
+            keys[t] = keys[t] * s + codes[t, c]
+        total *= s
+    return keys, total
+
+
+@njit(cache=True)
+def _sum_clogc_sorted(keys: np.ndarray) -> float:
+    srt = np.sort(keys)
+    acc = 0.0
+    run = 1
+    for t in range(1, srt.shape[0]):
+        if srt[t] == srt[t - 1]:
+            run += 1
+        else:
+            acc += run * np.log(run)
+            run = 1
+    acc += run * np.log(run)
+    return acc
+
+
+@njit(cache=True)
+def entropy_of_keys(keys: np.ndarray, total: int) -> float:
+    """Plug-in entropy (nats) of the empirical distribution of *keys*."""
+    n = keys.shape[0]
+    if total <= _DENSE_LIMIT:
+        counts = np.zeros(total, np.int64)
+        for t in range(n):
+            counts[keys[t]] += 1
+        acc = 0.0
+        for c in counts:
+            if c > 0:
+                acc += c * np.log(c)
+    else:
+        acc = _sum_clogc_sorted(keys)
+    return np.log(n) - acc / n
+
+
+@njit(cache=True)
+def joint_entropy(codes: np.ndarray, cols: np.ndarray, cards: np.ndarray) -> float:
+    """Plug-in joint entropy (nats) of the columns *cols* of the code matrix."""
+    if cols.shape[0] == 0:
+        return 0.0
+    keys, total = joint_keys(codes, cols, cards)
+    return entropy_of_keys(keys, total)
+
+
+@njit(cache=True)
+def log_stirling2_row(n: int) -> np.ndarray:
+    """``log S(n, m)`` for m = 0..n (Stirling numbers of the second kind), in log space.
+
+    Uses S(i, m) = m S(i-1, m) + S(i-1, m-1); ``-inf`` stands for S = 0.
+    """
+    row = np.full(n + 1, -np.inf)
+    row[0] = 0.0
+    for i in range(1, n + 1):
+        new = np.full(n + 1, -np.inf)
+        for m in range(1, i + 1):
+            a = row[m] + np.log(m) if row[m] > -np.inf else -np.inf
+            b = row[m - 1]
+            if a == -np.inf:
+                new[m] = b
+            elif b == -np.inf:
+                new[m] = a
+            else:
+                hi = max(a, b)
+                new[m] = hi + np.log(np.exp(a - hi) + np.exp(b - hi))
+        row = new
+    return row

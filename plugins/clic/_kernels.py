@@ -1,0 +1,304 @@
+"""Numba kernels of CLIC: HSIC gamma test statistics held as running sums.
+
+For one cluster and one test ``t`` (variable ``t`` against variables
+``t+1..d-1``) with RBF kernel matrices ``K`` (variable ``t``) and ``L`` (the
+product kernel of the later variables), restricted to the cluster's members,
+the state is the row sums ``r = K 1`` and ``s = L 1`` (one entry per member)
+and eight scalars, stored in ``scal[c, t, :]``:
+
+====  ===========  ====  ============
+0     S = 1'K1     4     R2 = s's
+1     Q = r'r      5     LL = sum L**2
+2     KK = sum K**2  6     KL = sum K*L
+3     T = 1'L1     7     RS = r's
+====  ===========  ====  ============
+
+Every quantity of the gamma approximation of the HSIC test (Gretton et al.
+2008) is a function of these and the cluster size ``n``, and adding or
+removing one point changes them in O(n d): see :func:`move`.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+N_SCAL = 8
+_EPS = 1e-15
+_FPMIN = 1e-300
+
+
+@njit(cache=True)
+def log_gamma_sf(a, x):
+    """log of the regularised upper incomplete gamma function Q(a, x)."""
+    if x <= 0.0:
+        return 0.0
+    lg = -x + a * math.log(x) - math.lgamma(a)
+    if x < a + 1.0:
+        ap = a
+        delta = 1.0 / a
+        total = delta
+        for _ in range(100000):
+            ap += 1.0
+            delta *= x / ap
+            total += delta
+            if abs(delta) < abs(total) * _EPS:
+                break
+        p = total * math.exp(lg)
+        if p >= 1.0:
+            return -745.0
+        return math.log1p(-p)
+    b = x + 1.0 - a
+    c = 1.0 / _FPMIN
+    d = 1.0 / b
+    h = d
+    for i in range(1, 100000):
+        an = -i * (i - a)
+        b += 2.0
+        d = an * d + b
+        if abs(d) < _FPMIN:
+            d = _FPMIN
+        c = b + an / c
+        if abs(c) < _FPMIN:
+            c = _FPMIN
+        d = 1.0 / d
+        delta = d * c
+        h *= delta
+        if abs(delta - 1.0) < _EPS:
+            break
+    return lg + math.log(h)
+
+
+@njit(cache=True)
+def gamma_params(sc, n):
+    """Test statistic ``n * HSIC_b`` and the gamma shape/scale from the running sums ``sc``.
+
+    Returns (stat, shape, scale); shape = 0 when the null variance is not positive
+    (fewer than 6 points or a constant variable).
+    """
+    S, Q, KK, T, R2, LL, KL, RS = sc[0], sc[1], sc[2], sc[3], sc[4], sc[5], sc[6], sc[7]
+    nf = float(n)
+    if n < 6:
+        return 0.0, 0.0, 1.0
+    stat = (KL - 2.0 * RS / nf + S * T / (nf * nf)) / nf
+    fk = KK - 2.0 * Q / nf + S * S / (nf * nf)
+    ck = 1.0 + S / (nf * nf)
+    dk = nf * ck * ck - 4.0 * ck * S / nf + 4.0 * Q / (nf * nf)
+    ak = (fk - dk) / (nf * (nf - 1.0))
+    fl = LL - 2.0 * R2 / nf + T * T / (nf * nf)
+    cl = 1.0 + T / (nf * nf)
+    dl = nf * cl * cl - 4.0 * cl * T / nf + 4.0 * R2 / (nf * nf)
+    al = (fl - dl) / (nf * (nf - 1.0))
+    var = 2.0 * (nf - 4.0) * (nf - 5.0) / (nf * (nf - 1.0) * (nf - 2.0) * (nf - 3.0)) * ak * al
+    mux = (S - nf) / (nf * (nf - 1.0))
+    muy = (T - nf) / (nf * (nf - 1.0))
+    mean = (1.0 + mux * muy - mux - muy) / nf
+    if var <= 0.0 or mean <= 0.0:
+        return stat, 0.0, 1.0
+    return stat, mean * mean / var, var * nf / mean
+
+
+@njit(cache=True)
+def test_logp(sc, n):
+    """log p-value of one HSIC gamma test from its running sums (0 when undefined)."""
+    stat, shape, scale = gamma_params(sc, n)
+    if shape <= 0.0:
+        return 0.0
+    return log_gamma_sf(shape, stat / scale)
+
+
+@njit(cache=True)
+def cluster_logp(scal_c, n):
+    """log of a cluster's p-value: the smallest of its d-1 tests, Bonferroni-corrected."""
+    n_tests = scal_c.shape[0]
+    best = 0.0
+    for t in range(n_tests):
+        lp = test_logp(scal_c[t], n)
+        if lp < best:
+            best = lp
+    out = best + math.log(n_tests)
+    return out if out < 0.0 else 0.0
+
+
+@njit(cache=True)
+def move(X, labels, sig, R, Sv, scal, counts, p, c, sign):
+    """Add (``sign=1``) or remove (``sign=-1``) point ``p`` to/from cluster ``c`` in O(n d).
+
+    ``labels[p]`` must not be ``c`` when adding, and is ignored when removing
+    (only members other than ``p`` are visited); the caller sets it afterwards.
+    """
+    N, d = X.shape
+    n_tests = d - 1
+    kv = np.empty(d)
+    lv = np.empty(d)
+    acc = np.zeros((n_tests, 9))
+    for i in range(N):
+        if labels[i] != c or i == p:
+            continue
+        for j in range(d):
+            diff = X[i, j] - X[p, j]
+            kv[j] = math.exp(-diff * diff / (2.0 * sig[c, j] * sig[c, j]))
+        prod = 1.0
+        for t in range(n_tests - 1, -1, -1):
+            prod *= kv[t + 1]
+            lv[t] = prod
+        for t in range(n_tests):
+            k = kv[t]
+            lval = lv[t]
+            ri = R[c, t, i]
+            si = Sv[c, t, i]
+            a = acc[t]
+            a[0] += k
+            a[1] += lval
+            a[2] += k * k
+            a[3] += lval * lval
+            a[4] += k * lval
+            a[5] += ri * k
+            a[6] += si * lval
+            a[7] += ri * lval
+            a[8] += k * si
+            R[c, t, i] = ri + sign * k
+            Sv[c, t, i] = si + sign * lval
+    for t in range(n_tests):
+        sk, sl, skk, sll, skl, srk, ssl, srl, sks = (
+            acc[t, 0], acc[t, 1], acc[t, 2], acc[t, 3], acc[t, 4],
+            acc[t, 5], acc[t, 6], acc[t, 7], acc[t, 8],
+        )
+        sc = scal[c, t]
+        if sign > 0:
+            rp = 1.0 + sk
+            sp = 1.0 + sl
+            sc[0] += 2.0 * sk + 1.0
+            sc[1] += 2.0 * srk + skk + rp * rp
+            sc[2] += 2.0 * skk + 1.0
+            sc[3] += 2.0 * sl + 1.0
+            sc[4] += 2.0 * ssl + sll + sp * sp
+            sc[5] += 2.0 * sll + 1.0
+            sc[6] += 2.0 * skl + 1.0
+            sc[7] += srl + sks + skl + rp * sp
+            R[c, t, p] = rp
+            Sv[c, t, p] = sp
+        else:
+            rp = R[c, t, p]
+            sp = Sv[c, t, p]
+            sc[0] -= 2.0 * sk + 1.0
+            sc[1] += -rp * rp - 2.0 * srk + skk
+            sc[2] -= 2.0 * skk + 1.0
+            sc[3] -= 2.0 * sl + 1.0
+            sc[4] += -sp * sp - 2.0 * ssl + sll
+            sc[5] -= 2.0 * sll + 1.0
+            sc[6] -= 2.0 * skl + 1.0
+            sc[7] += -rp * sp - srl - sks + skl
+            R[c, t, p] = 0.0
+            Sv[c, t, p] = 0.0
+    counts[c] += sign
+
+
+@njit(cache=True)
+def build_state(X, labels, m, sig):
+    """Running sums of every cluster from scratch (O(n^2 d) per cluster)."""
+    N, d = X.shape
+    R = np.zeros((m, d - 1, N))
+    Sv = np.zeros((m, d - 1, N))
+    scal = np.zeros((m, d - 1, N_SCAL))
+    counts = np.zeros(m, dtype=np.int64)
+    work = np.full(N, -1, dtype=np.int64)
+    for p in range(N):
+        c = labels[p]
+        if c < 0:
+            continue
+        move(X, work, sig, R, Sv, scal, counts, p, c, 1)
+        work[p] = c
+    return R, Sv, scal, counts
+
+
+@njit(cache=True)
+def all_cluster_logp(scal, counts):
+    m = scal.shape[0]
+    out = np.empty(m)
+    for c in range(m):
+        out[c] = cluster_logp(scal[c], counts[c])
+    return out
+
+
+@njit(cache=True)
+def sweep(X, labels, sig, R, Sv, scal, counts, logp, order, csize, min_size):
+    """One CLIC iteration: for each set of ``csize`` points (in ``order``), try every
+    assignment of the set to the m clusters and keep the one with the smallest
+    objective ``-sum_c log p_c``. Updates everything in place; returns the number of
+    points that changed cluster."""
+    N = X.shape[0]
+    m = scal.shape[0]
+    moved = 0
+    n_sets = (N + csize - 1) // csize
+    cur = np.empty(csize, dtype=np.int64)
+    tgt = np.empty(csize, dtype=np.int64)
+    best = np.empty(csize, dtype=np.int64)
+    cnt = np.empty(m, dtype=np.int64)
+    for s in range(n_sets):
+        lo = s * csize
+        hi = min(N, lo + csize)
+        k = hi - lo
+        for q in range(k):
+            cur[q] = labels[order[lo + q]]
+            best[q] = cur[q]
+        base = 0.0
+        for c in range(m):
+            base -= logp[c]
+        best_obj = base
+        n_words = m ** k
+        for w in range(n_words):
+            rem = w
+            same = True
+            for q in range(k):
+                tgt[q] = rem % m
+                rem //= m
+                if tgt[q] != cur[q]:
+                    same = False
+            if same:
+                continue
+            for c in range(m):
+                cnt[c] = counts[c]
+            for q in range(k):
+                cnt[cur[q]] -= 1
+                cnt[tgt[q]] += 1
+            ok = True
+            for c in range(m):
+                if cnt[c] < min_size:
+                    ok = False
+            if not ok:
+                continue
+            for q in range(k):
+                p = order[lo + q]
+                if tgt[q] != cur[q]:
+                    move(X, labels, sig, R, Sv, scal, counts, p, cur[q], -1)
+                    labels[p] = tgt[q]
+                    move(X, labels, sig, R, Sv, scal, counts, p, tgt[q], 1)
+            obj = 0.0
+            for c in range(m):
+                obj -= cluster_logp(scal[c], counts[c])
+            for q in range(k - 1, -1, -1):
+                p = order[lo + q]
+                if tgt[q] != cur[q]:
+                    move(X, labels, sig, R, Sv, scal, counts, p, tgt[q], -1)
+                    labels[p] = cur[q]
+                    move(X, labels, sig, R, Sv, scal, counts, p, cur[q], 1)
+            if obj < best_obj - 1e-12 * max(1.0, abs(best_obj)):
+                best_obj = obj
+                for q in range(k):
+                    best[q] = tgt[q]
+        changed = False
+        for q in range(k):
+            if best[q] != cur[q]:
+                changed = True
+                p = order[lo + q]
+                move(X, labels, sig, R, Sv, scal, counts, p, cur[q], -1)
+                labels[p] = best[q]
+                move(X, labels, sig, R, Sv, scal, counts, p, best[q], 1)
+                moved += 1
+        if changed:
+            for c in range(m):
+                logp[c] = cluster_logp(scal[c], counts[c])
+    return moved

@@ -1,0 +1,13 @@
+"""Built-in data sources: the Sachs data, a linear-Gaussian and a discrete-BN simulator, a CSV loader."""
+
+from framework import hookimpl
+
+
+@hookimpl
+def macrocause_register_data_sources(register):
+    from .loaders import CSVSource
+    from .sachs import Sachs
+    from .simulate import DiscreteBN, LinearGaussian
+
+    for cls in (Sachs, LinearGaussian, DiscreteBN, CSVSource):
+        register(cls)

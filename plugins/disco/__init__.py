@@ -1,0 +1,13 @@
+"""DISCO: exact density-based internal score with noise, the DBCV baseline, and
+automatic parameters for density partitioners chosen by DISCO."""
+
+from framework import hookimpl
+
+
+@hookimpl
+def macrocause_register_plugins(register):
+    from .auto import DiscoAuto
+    from .evaluator import DBCV, Disco
+
+    for cls in (Disco, DBCV, DiscoAuto):
+        register(cls)

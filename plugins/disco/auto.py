@@ -1,0 +1,161 @@
+"""Automatic parameters for a density partitioner: the labelling with the best DISCO."""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+import numpy as np
+from pydantic import Field
+
+from framework import Dataset, Params, Partition, Partitioner
+from framework.errors import ConfigError, DataValidationError
+
+EPS_QUANTILES = (0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.98, 0.995)
+MIN_CLUSTER_SIZES = (5, 10, 15, 25, 40, 60, 100)
+
+
+class DiscoAutoParams(Params):
+    partitioner: str = Field(
+        "dbscan", min_length=1, description="Registered sample partitioner to tune (dbscan, hdbscan, cafe_dbscan, ...)."
+    )
+    grid: dict[str, list[Any]] | None = Field(
+        None, description="Parameter -> values (their product is tried); None = an automatic grid from the data."
+    )
+    fixed: dict[str, Any] = Field(default_factory=dict, description="Parameters passed unchanged to every run.")
+    min_points: int = Field(5, ge=1, description="min_points of the DISCO used to rank the labellings.")
+    seed: int = Field(0, description="Passed to the partitioner when it takes a seed.")
+
+
+class DiscoAuto(Partitioner):
+    """Runs a density partitioner over a small grid and keeps the labelling with the best DISCO.
+
+    No ground truth is used. The automatic grid (``grid=None``) comes from the
+    partitioner's classmethod ``auto_grid(data) -> dict[str, list]`` when it has
+    one; otherwise from its parameter names: ``eps`` over quantiles of the
+    k-distance (k = the partitioner's ``min_samples``/``min_points``), or
+    ``min_cluster_size`` over a few sizes below n / 2. DISCO's MST is built once
+    and reused for every labelling.
+
+    ``info`` holds the chosen partition's own info plus ``"chosen"`` (the
+    parameters), ``"disco"`` (its DISCO) and ``"grid"`` (one record per grid
+    point: ``params``, ``disco``, ``n_clusters``, ``n_noise``; ``disco`` is NaN
+    where the partitioner refused the parameters).
+
+    References
+    ----------
+    Beer, Krieger, Weber, Ritzert, Assent, Plant. Internal evaluation of
+    density-based clusterings with noise (DISCO). 2025.
+    """
+
+    name = "disco_auto"
+    axis = "samples"
+    Params = DiscoAutoParams
+    paper = "Beer, Krieger, Weber, Ritzert, Assent, Plant 2025 (DISCO)"
+
+    def check_data(self, data: Dataset) -> None:
+        k = self.params.min_points
+        if data.n_samples < k:
+            raise DataValidationError(
+                f"disco_auto needs at least min_points={k} samples, got {data.n_samples}."
+            )
+
+    def _inner_class(self):
+        from framework import registry
+
+        cls = registry.get(self.params.partitioner)
+        if not issubclass(cls, Partitioner) or cls.axis != "samples":
+            raise ConfigError(
+                f"disco_auto: {self.params.partitioner!r} is not a partitioner of samples; "
+                f"choose one of {registry.names('partitioner')}."
+            )
+        if cls is type(self):
+            raise ConfigError("disco_auto cannot tune itself.")
+        return cls
+
+    def grid_points(self, data: Dataset) -> list[dict[str, Any]]:
+        """The parameter sets that will be tried (fixed parameters included)."""
+        cls = self._inner_class()
+        grid = self.params.grid
+        if grid is None:
+            grid = cls.auto_grid(data) if hasattr(cls, "auto_grid") else _default_grid(cls, data, self.params.fixed)
+        if not grid or any(len(v) == 0 for v in grid.values()):
+            raise ConfigError(f"disco_auto: empty grid {grid!r}; give at least one value per parameter.")
+        unknown = set(grid) - set(cls.Params.model_fields)
+        if unknown:
+            raise ConfigError(
+                f"disco_auto: {cls.name} has no parameter(s) {sorted(unknown)}; "
+                f"it has {list(cls.Params.model_fields)}."
+            )
+        keys = list(grid)
+        extra = {"seed": self.params.seed} if cls.is_stochastic() and "seed" not in self.params.fixed else {}
+        return [
+            {**self.params.fixed, **extra, **dict(zip(keys, vals))}
+            for vals in itertools.product(*(grid[k] for k in keys))
+        ]
+
+    def _partition(self, data: Dataset) -> Partition:
+        from framework.errors import ConfigError as CfgErr
+
+        from ._disco import disco_samples, prepare
+
+        cls = self._inner_class()
+        points = self.grid_points(data)
+        prepared = prepare(data.X, self.params.min_points)
+        records: list[dict[str, Any]] = []
+        best: tuple[float, int, Partition] | None = None
+        for i, params in enumerate(points):
+            try:
+                part = cls(**params).partition(data)
+            except (CfgErr, DataValidationError):
+                records.append({"params": _plain(params), "disco": float("nan"), "n_clusters": 0, "n_noise": 0})
+                continue
+            value = float(disco_samples(data.X, part.labels, self.params.min_points, prepared).mean())
+            records.append({"params": _plain(params), "disco": value,
+                            "n_clusters": part.n_clusters, "n_noise": int(part.noise.sum())})
+            if best is None or value > best[0]:
+                best = (value, i, part)
+        if best is None:
+            raise ConfigError(f"disco_auto: {cls.name} refused every grid point: {[r['params'] for r in records]}.")
+        value, i, part = best
+        info = {**part.info, "partitioner": cls.name, "chosen": records[i]["params"], "disco": value, "grid": records}
+        return Partition(part.labels, axis="samples", info=info)
+
+
+def _plain(params: dict[str, Any]) -> dict[str, Any]:
+    return {k: (v.item() if isinstance(v, np.generic) else v) for k, v in params.items()}
+
+
+def _default_grid(cls, data: Dataset, fixed: dict[str, Any]) -> dict[str, list[Any]]:
+    fields = cls.Params.model_fields
+    if "eps" in fields:
+        k = 5
+        for key in ("min_samples", "min_points"):
+            if key in fields:
+                k = int(fixed.get(key, fields[key].get_default()) or 5)
+                break
+        return {"eps": k_distance_eps(data.X, k)}
+    if "min_cluster_size" in fields:
+        n = data.n_samples
+        sizes = [s for s in MIN_CLUSTER_SIZES if s <= max(n // 2, 2)] or [2]
+        return {"min_cluster_size": sizes}
+    raise ConfigError(
+        f"disco_auto has no automatic grid for {cls.name} (no eps or min_cluster_size parameter and no "
+        "auto_grid classmethod); pass grid={param: [values]}."
+    )
+
+
+def k_distance_eps(X: np.ndarray, k: int, quantiles=EPS_QUANTILES) -> list[float]:
+    """Distinct eps candidates: quantiles of each point's distance to its k-th nearest point
+    (itself counted), the usual k-distance heuristic for DBSCAN."""
+    from scipy.spatial import cKDTree
+
+    n = X.shape[0]
+    k = min(max(k, 1), n)
+    dist, _ = cKDTree(X).query(X, k=k, workers=-1)
+    kd = np.asarray(dist, dtype=float).reshape(n, k)[:, -1]
+    vals = np.unique(np.round(np.quantile(kd, quantiles), 12))
+    vals = vals[vals > 0]
+    if vals.size == 0:
+        vals = np.array([1e-9])
+    return [float(v) for v in vals]

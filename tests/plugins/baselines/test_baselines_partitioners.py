@@ -1,0 +1,105 @@
+"""Sample and variable partitioners: sanity on tiny data with a known grouping."""
+
+import numpy as np
+import pytest
+
+from framework import Dataset, registry
+from framework.errors import ConfigError, DataValidationError
+from framework.testing.examples import blobs
+
+
+@pytest.mark.parametrize(
+    "name, params",
+    [("kmeans", {"n_clusters": 3}), ("gmm_em", {"n_components": 3}), ("hdbscan", {"min_cluster_size": 10}),
+     ("dbscan", {"eps": 1.0})],
+)
+def test_sample_partitioners_recover_separated_blobs(name, params):
+    ds, truth = blobs()
+    part = registry.create(name, **params).partition(ds)
+    keep = ~part.noise
+    assert keep.mean() > 0.95
+    assert part.n_clusters == 3
+    # every found cluster lies inside one true blob, and each blob gets one cluster
+    for c in part.cluster_ids:
+        assert np.unique(truth.labels[part.labels == c]).size == 1
+
+
+def test_kmeans_seed_and_info():
+    ds, _ = blobs()
+    a = registry.create("kmeans", n_clusters=3, seed=1).partition(ds)
+    b = registry.create("kmeans", n_clusters=3, seed=1).partition(ds)
+    assert a == b
+    centers = a.info["centers"]
+    assert centers.shape == (3, 2)
+    inertia = sum(((ds.X[a.labels == k] - centers[k]) ** 2).sum() for k in range(3))
+    assert a.info["inertia"] == pytest.approx(inertia, rel=1e-6)
+
+
+def test_gmm_em_info_is_consistent():
+    ds, _ = blobs()
+    part = registry.create("gmm_em", n_components=3, covariance_type="diag").partition(ds)
+    info = part.info
+    n, d = ds.shape
+    n_params = 3 * d + 3 * d + 2  # diag: means + variances + (k - 1) weights
+    assert info["bic"] == pytest.approx(-2 * info["log_likelihood"] + n_params * np.log(n))
+    assert info["aic"] == pytest.approx(-2 * info["log_likelihood"] + 2 * n_params)
+    assert np.array_equal(part.labels, info["probabilities"].argmax(axis=1))
+    assert info["weights"].sum() == pytest.approx(1.0)
+
+
+def test_gmm_em_more_restarts_never_worse():
+    rng = np.random.default_rng(1)
+    X = np.concatenate([rng.standard_normal((60, 2)) + c for c in ([0, 0], [3, 0], [0, 3], [3, 3])])
+    ll = [registry.create("gmm_em", n_components=4, n_init=k, seed=0).partition(X).info["log_likelihood"]
+          for k in (1, 8)]
+    # best of 8 restarts, the first of which is the single restart with the same seed
+    assert ll[1] >= ll[0] - 1e-9
+
+
+def test_too_few_samples_is_a_clear_error():
+    with pytest.raises(DataValidationError, match="kmeans needs at least 5 samples"):
+        registry.create("kmeans", n_clusters=5).partition(np.zeros((3, 2)) + np.arange(3)[:, None])
+
+
+def groups_data(n=300, seed=0):
+    rng = np.random.default_rng(seed)
+    z = rng.standard_normal((n, 2))
+    X = np.column_stack([z[:, 0], z[:, 0], -z[:, 0], z[:, 1], z[:, 1]]) + 0.3 * rng.standard_normal((n, 5))
+    return Dataset(X, names=["a1", "a2", "a3", "b1", "b2"])
+
+
+def test_correlation_clusters_groups_correlated_variables():
+    ds = groups_data()
+    for params in ({}, {"n_clusters": 2}, {"measure": "mutual_information", "n_clusters": 2},
+                   {"linkage": "single", "distance_threshold": 0.6}):
+        part = registry.create("correlation_clusters", **params).partition(ds)
+        assert part.axis == "variables"
+        assert part.labels.tolist() == [0, 0, 0, 1, 1], params
+        assert part.cluster_names == [frozenset({"a1", "a2", "a3"}), frozenset({"b1", "b2"})]
+
+
+def test_correlation_distances_by_hand():
+    ds = groups_data()
+    part = registry.create("correlation_clusters").partition(ds)
+    D = part.info["distances"]
+    assert D[0, 2] == pytest.approx(1 - abs(np.corrcoef(ds.X[:, 0], ds.X[:, 2])[0, 1]))
+    assert np.allclose(np.diag(D), 0) and np.allclose(D, D.T)
+
+
+def test_correlation_clusters_on_discrete_data_with_mutual_information():
+    rng = np.random.default_rng(0)
+    a = rng.integers(0, 3, 500)
+    b = rng.integers(0, 2, 500)
+    X = np.column_stack([a, a, (a + (rng.random(500) < 0.05)) % 3, b, b])
+    part = registry.create("correlation_clusters", measure="mutual_information", n_clusters=2).partition(X)
+    assert part.labels.tolist() == [0, 0, 0, 1, 1]
+
+
+def test_correlation_clusters_parameter_and_data_errors():
+    with pytest.raises(ConfigError, match="not both"):
+        registry.create("correlation_clusters", n_clusters=2, distance_threshold=0.3)
+    with pytest.raises(DataValidationError, match="exceeds"):
+        registry.create("correlation_clusters", n_clusters=9).partition(groups_data())
+    X = np.column_stack([np.arange(10.0), np.ones(10), np.arange(10.0) ** 2])
+    with pytest.raises(DataValidationError, match="constant"):
+        registry.create("correlation_clusters").partition(X)
