@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 from sklearn.metrics import adjusted_rand_score, normalized_mutual_info_score
 
-from framework import Partition, registry
+from framework import registry
 
 HERE = Path(__file__).resolve().parent
 CLASSIFIERS = ("logistic", "random_forest", "svc", "mlp")
@@ -215,7 +215,7 @@ def write_md(res: dict) -> str:
              "## Table II (DS1-DS3, seed 0)", "",
              "NMI/ARI with noise (-1) counted as one more label. *CAFE DBSCAN+* and the (H)DBSCAN rows of the "
              "two-step baselines are **tuned on the ground truth** (the best grid point by NMI), as in the paper; "
-             "they are upper bounds, not usable settings. k-means gets the true k (marked *), mean of 10 seeds. "
+             "they are upper bounds, not usable settings. k-means gets the true k (marked *), mean over seeds (3 with --quick, else 10). "
              "Classifiers are grid-searched on a 70/30 split by log-loss, then refitted on all data; Clf. acc. is "
              "the held-out accuracy.", ""]
     hdr = "| Method | " + " | ".join(f"{d.upper()} acc | k | NMI | ARI" for d in ("ds1", "ds2", "ds3")) + " |"

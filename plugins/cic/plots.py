@@ -9,12 +9,19 @@ from framework import CausalGraph
 
 
 def _layout(graph: CausalGraph) -> dict[int, tuple[float, float]]:
-    """Layered layout: a node's layer is the length of the longest directed path into it."""
-    order = graph.topological_order()
-    layer = {i: 0 for i in range(graph.n_nodes)}
-    for i in order:
-        for c in graph.children(i):
-            layer[c] = max(layer[c], layer[i] + 1)
+    """Layered layout: a node's layer is the longest path into it (undirected edges read low -> high index,
+    relaxation capped at n rounds), so every edge spans at least one layer where it can."""
+    n = graph.n_nodes
+    edges = sorted(graph.directed) + sorted(tuple(sorted(e)) for e in graph.undirected)
+    layer = {i: 0 for i in range(n)}
+    for _ in range(n):
+        changed = False
+        for a, b in edges:
+            if layer[b] < layer[a] + 1 and layer[a] + 1 < n:
+                layer[b] = layer[a] + 1
+                changed = True
+        if not changed:
+            break
     rows: dict[int, list[int]] = {}
     for i in range(graph.n_nodes):
         rows.setdefault(layer[i], []).append(i)

@@ -104,7 +104,7 @@ def mutual_independence_logp(X: np.ndarray) -> float:
     (X1 vs X2..Xd, X2 vs X3..Xd, ...; Bonferroni; the smallest p), median-rule bandwidths."""
     from ._kernels import build_state, cluster_logp
 
-    X = np.ascontiguousarray(X, dtype=np.float64)
+    X = np.array(X, dtype=np.float64, order="C")
     sig = np.array([[median_bandwidth(c) for c in X.T]])
     labels = np.zeros(len(X), dtype=np.int64)
     _, _, scal, counts = build_state(X, labels, 1, sig)

@@ -7,7 +7,7 @@ from typing import Literal
 import numpy as np
 from pydantic import Field
 
-from framework import DataSource, Dataset, Params, Partition
+from framework import Dataset, DataSource, Params, Partition
 from framework.errors import DataValidationError
 
 PAPER = "Sgouritsa, Janzing, Peters, Schoelkopf, UAI 2013"

@@ -30,8 +30,9 @@ class Disco(Evaluator):
     The values equal those of the authors' code to rounding, but are computed
     without any n x n matrix: the exact MST of mutual reachability (Boruvka over a
     KD-tree) gives every dc-distance as a single-linkage merge height, and one
-    pass per cluster over the merges yields the per-point sums and minima.
-    Time O(n log n + n k) for k clusters (typical data), memory O(n).
+    pass per cluster over its own subtree of merges yields the per-point sums and
+    minima. Time O(n log n) plus O(n) to O(n k) for k clusters (O(n k) only when the
+    clusters are spread over the whole tree, as random labels are), memory O(n).
 
     Parameters
     ----------

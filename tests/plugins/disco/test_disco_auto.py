@@ -101,3 +101,20 @@ def test_example_pipeline_runs():
     ev = res.evaluations()
     assert ev["auto"]["disco"] >= ev["fixed"]["disco"]
     assert ev["auto"]["disco"] == pytest.approx(res.outputs["auto"].info["disco"])
+
+
+@pytest.mark.parametrize("name", ["hdbscan", "cafe_dbscan"])
+def test_other_density_partitioners(name):
+    if name not in registry.names("partitioner"):
+        pytest.skip(f"{name} is not registered")
+    rng = np.random.default_rng(0)
+    X = np.concatenate([rng.normal(0, 0.3, (50, 2)), rng.normal(4, 0.3, (50, 2))])
+    ds = Dataset(X, target=np.repeat([0, 1], 50))
+    part = registry.create("disco_auto", partitioner=name).partition(ds)
+    cls = registry.get(name)
+    if hasattr(cls, "auto_grid"):  # the partitioner's own grid is the one tried
+        grid = cls.auto_grid(ds)
+        assert len(part.info["grid"]) == int(np.prod([len(v) for v in grid.values()]))
+    scores = [r["disco"] for r in part.info["grid"]]
+    assert part.info["disco"] == np.nanmax(scores)
+    assert part.n_clusters == 2
