@@ -27,7 +27,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from .errors import PipelineError
-from .execution import Executor, iter_unordered
+from .execution import Executor, iter_unordered, progress_bar
 from .pipeline import DataSpec, Pipeline, StepRecord, _fmt_validation, _read_yaml_source, _yaml_load
 from .store import ResultStore
 
@@ -181,12 +181,7 @@ def compare(
     done = store.done_keys()
     todo = [t for t in tasks if t.key not in done]
     counts = {"total": len(tasks), "skipped": len(tasks) - len(todo), "done": 0, "failed": 0, "timeout": 0}
-    bar = None
-    if progress:
-        from tqdm.auto import tqdm
-
-        bar = tqdm(total=len(todo), desc=f"grid {grid.name}", disable=None)
-    try:
+    with progress_bar(len(todo), f"grid {grid.name}" if progress else None) as bar:
         for _, outcome in iter_unordered(run_task, todo, executor=executor, n_jobs=n_jobs, address=address):
             store.write_run(
                 outcome.key, outcome.records, pipeline=outcome.pipeline, seed=outcome.seed,
@@ -196,11 +191,7 @@ def compare(
             counts[outcome.status] += 1
             if on_result is not None:
                 on_result(outcome)
-            if bar is not None:
-                bar.update(1)
-    finally:
-        if bar is not None:
-            bar.close()
+            bar.update(1)
     return counts
 
 

@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from .errors import ConfigError
 
-__all__ = ["parallel_map", "iter_unordered", "Executor"]
+__all__ = ["parallel_map", "iter_unordered", "progress_bar", "Executor"]
 
 Executor = Literal["local", "dask"]
 
@@ -113,17 +113,15 @@ def parallel_map(
     """
     items = list(items)
     out: list[Any] = [None] * len(items)
-    bar = None
-    if progress:
-        from tqdm.auto import tqdm
-
-        bar = tqdm(total=len(items), desc=progress, disable=None, leave=False)
-    try:
+    with progress_bar(len(items), progress, leave=False) as bar:
         for i, res in iter_unordered(fn, items, executor=executor, n_jobs=n_jobs, address=address):
             out[i] = res
-            if bar is not None:
-                bar.update(1)
-    finally:
-        if bar is not None:
-            bar.close()
+            bar.update(1)
     return out
+
+
+def progress_bar(total: int, label: str | None, leave: bool = True):
+    """A tqdm progress bar, shown on a terminal only, and never when *label* is None."""
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, desc=label, disable=True if label is None else None, leave=leave)
