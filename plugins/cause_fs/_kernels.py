@@ -80,8 +80,9 @@ def simplex_rows(A, cand, nb_indptr, nb_indices, nb_data, coef, gamma, k, rows):
             kk = min(k, m - 1)
             if kk >= 1:
                 g = 0.5 * (kk * ts[kk] - np.sum(ts[:kk]))
-            if not g > 1e-300:
-                g = 1e-300
+            floor = 1e-12 * max(np.max(np.abs(ts)), 1e-12)
+            if not g > floor:
+                g = floor
             gamma[i] = g
         # projection of v = -tau / (2 g) onto the simplex; v is descending along ts
         cs = 0.0

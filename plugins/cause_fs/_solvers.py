@@ -139,19 +139,20 @@ def sparse_simplex_graph(A: np.ndarray, N: sp.csr_matrix, coef: float, gamma: np
     nn.fit(A)
     rows = np.arange(n, dtype=np.int64)
     K = min(n, (k0 or 2 * k + 2))
+    k_max = min(n, max(8 * k, 40))  # candidate cap: ties (e.g. an all-zero embedding) would make rows dense
     idx_parts, val_parts, cnt_all = {}, {}, np.zeros(n, dtype=np.int64)
     while rows.size:
         cand = np.full((n, K), -1, dtype=np.int64)
         cand[rows] = nn.kneighbors(A[rows], n_neighbors=K, return_distance=False)
         oi, ov, oc, ok = simplex_rows(A, cand, N.indptr.astype(np.int64), N.indices.astype(np.int64),
                                       N.data.astype(np.float64), float(coef), gamma, int(k), rows)
-        done = ok | (K >= n)
+        done = ok | (K >= k_max)
         for r in np.flatnonzero(done):
             i = rows[r]
             idx_parts[i], val_parts[i] = oi[r, : oc[r]], ov[r, : oc[r]]
             cnt_all[i] = oc[r]
         rows = rows[~done]
-        K = min(n, 2 * K)
+        K = min(k_max, 2 * K)
     indptr = np.concatenate([[0], np.cumsum(cnt_all)])
     indices = np.concatenate([idx_parts[i] for i in range(n)])
     data = np.concatenate([val_parts[i] for i in range(n)])
@@ -167,7 +168,7 @@ def laplacian(S: sp.spmatrix) -> sp.csr_matrix:
 
 
 # -- F by generalised power iteration (Eq. 14) --------------------------------------------
-def gpi(L: sp.spmatrix, alpha: float, B: np.ndarray, F0: np.ndarray, max_iter: int = 100,
+def gpi(L: sp.spmatrix, alpha: float, B: np.ndarray, F0: np.ndarray, max_iter: int = 50,
         tol: float = 1e-10) -> np.ndarray:
     """Minimise ``tr(F'(alpha I + L)F) - 2 tr(F'B)`` subject to ``F'F = I`` (Nie et al. 2017).
 
@@ -184,8 +185,9 @@ def gpi(L: sp.spmatrix, alpha: float, B: np.ndarray, F0: np.ndarray, max_iter: i
     F, f = F0, value(F0)
     for _ in range(max_iter):
         Mf = (eta - alpha) * F - L @ F
-        U, _, Vt = np.linalg.svd(2.0 * Mf + 2.0 * B, full_matrices=False)
-        F_new = U @ Vt
+        P = 2.0 * Mf + 2.0 * B
+        w, V = np.linalg.eigh(P.T @ P)  # polar factor P (P'P)^-1/2, cheaper than an n x h SVD
+        F_new = P @ (V / np.sqrt(np.maximum(w, 1e-300))) @ V.T
         f_new = value(F_new)
         if f_new > f:  # only by round-off
             break

@@ -145,6 +145,18 @@ def estimate_rank(
     for j in range(d):
         diff = X[:, j][:, None] - X[:, j][None, :]
         grams.append(np.exp(-(diff * diff) / (2.0 * sig[j] ** 2)))
+    from threadpoolctl import threadpool_limits
+
+    # small matrices: one BLAS thread (multi-threaded QR/SVD of a few hundred rows only spins)
+    with threadpool_limits(limits=1 if n < 800 else None):
+        ranks = _split_ranks(grams, d, n, lo, hi)
+    counts = Counter(ranks)
+    top = max(counts.values())
+    rank = min(r for r, c in counts.items() if c == top)
+    return RankEstimate(rank, tuple(ranks), top / len(ranks), sig)
+
+
+def _split_ranks(grams, d, n, lo, hi):
     ranks = []
     for a, b in splits(d):
         KA = grams[a[0]].copy()
@@ -156,7 +168,4 @@ def estimate_rank(
         V = (KA @ KB) / n
         s, total = leading_singular_values(V, hi)
         ranks.append(ratio_rank(s, total, lo, hi))
-    counts = Counter(ranks)
-    top = max(counts.values())
-    rank = min(r for r, c in counts.items() if c == top)
-    return RankEstimate(rank, tuple(ranks), top / len(ranks), sig)
+    return ranks
