@@ -25,6 +25,16 @@ def _find(parent, i):
 
 
 @njit(cache=True)
+def _sqdist(X, a, b):
+    """Squared Euclidean distance between rows a and b of X."""
+    s = 0.0
+    for k in range(X.shape[1]):
+        diff = X[a, k] - X[b, k]
+        s += diff * diff
+    return s
+
+
+@njit(cache=True)
 def boruvka_mst(X, core, idx_start, idx_end, is_leaf, lo, hi, knn):
     """Exact minimum spanning tree of mutual reachability ``max(core_i, core_j, |x_i - x_j|)``.
 
@@ -79,10 +89,7 @@ def boruvka_mst(X, core, idx_start, idx_end, is_leaf, lo, hi, knn):
                 p = knn[q, j]
                 if comp[p] == c:
                     continue
-                s = 0.0
-                for k in range(d):
-                    diff = X[q, k] - X[p, k]
-                    s += diff * diff
+                s = _sqdist(X, q, p)
                 w = max(core[q], core[p], np.sqrt(s))
                 if w < best_w[c]:
                     best_w[c] = w
@@ -117,10 +124,7 @@ def boruvka_mst(X, core, idx_start, idx_end, is_leaf, lo, hi, knn):
                     for p in range(idx_start[node], idx_end[node]):
                         if comp[p] == c or core[p] >= bound:
                             continue
-                        s = 0.0
-                        for k in range(d):
-                            diff = X[q, k] - X[p, k]
-                            s += diff * diff
+                        s = _sqdist(X, q, p)
                         if s >= bound * bound:
                             continue
                         w = max(cq, core[p], np.sqrt(s))
@@ -174,7 +178,7 @@ def boruvka_mst(X, core, idx_start, idx_end, is_leaf, lo, hi, knn):
 @njit(cache=True)
 def prim_mst_dense(X, core):
     """Prim's O(n^2) MST of mutual reachability, computing distances on the fly (no matrix)."""
-    n, d = X.shape
+    n = X.shape[0]
     in_tree = np.zeros(n, np.bool_)
     dist = np.full(n, np.inf)
     par = np.zeros(n, np.int64)
@@ -189,10 +193,7 @@ def prim_mst_dense(X, core):
         for w in range(n):
             if in_tree[w]:
                 continue
-            s = 0.0
-            for k in range(d):
-                diff = X[v, k] - X[w, k]
-                s += diff * diff
+            s = _sqdist(X, v, w)
             m = max(core[v], core[w], np.sqrt(s))
             if m < dist[w]:
                 dist[w] = m
