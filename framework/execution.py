@@ -26,7 +26,7 @@ def _check(executor: str, n_jobs: int) -> None:
 
 
 def _workers(n_jobs: int) -> int:
-    return os.cpu_count() or 1 if n_jobs == -1 else n_jobs
+    return (os.cpu_count() or 1) if n_jobs == -1 else n_jobs
 
 
 def dask_client(address: str | None = None, n_workers: int = 2):
