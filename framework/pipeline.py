@@ -465,24 +465,16 @@ class Pipeline:
         if kind in ("partition", "search"):
             plugin = _create(getattr(step, kind), step.params, kind, step.key, seed)
             rec = StepRecord(step.key, kind, plugin.name, plugin.get_params())
-            try:
-                with measure() as m:
-                    if kind == "partition":
-                        out = plugin.partition(ds)
-                    else:
-                        scorer = (
-                            _create(step.scorer, step.scorer_params, "scorer", step.key, seed)
-                            if step.scorer else None
-                        )
-                        init = outputs[step.init] if step.init else None
-                        out = plugin.search(ds, scorer=scorer, init=init)
-            except Exception as exc:
-                rec.status, rec.error = "failed", f"{type(exc).__name__}: {exc}"
-                records.append(rec)
-                raise
-            rec.seconds, rec.peak_mb = m.seconds, m.peak_mb
+            if kind == "partition":
+                out = _timed(rec, records, lambda: plugin.partition(ds))
+            else:
+                scorer = (
+                    _create(step.scorer, step.scorer_params, "scorer", step.key, seed)
+                    if step.scorer else None
+                )
+                init = outputs[step.init] if step.init else None
+                out = _timed(rec, records, lambda: plugin.search(ds, scorer=scorer, init=init))
             rec.metrics = _summary(out)
-            records.append(rec)
             outputs[step.key] = out
             return ds
         if kind == "evaluate":
@@ -493,15 +485,8 @@ class Pipeline:
                 plugin = _create(name, step.params_for(name), "evaluate", step.key, seed)
                 rec = StepRecord(step.key, kind, name, plugin.get_params(), on=step.on, method=method)
                 truth = self._truth_for(step, plugin, ds, result)
-                try:
-                    with measure() as m:
-                        ev = plugin.evaluate(ds, result, truth)
-                except Exception as exc:
-                    rec.status, rec.error = "failed", f"{type(exc).__name__}: {exc}"
-                    records.append(rec)
-                    raise
-                rec.seconds, rec.peak_mb, rec.metrics = m.seconds, m.peak_mb, dict(ev.metrics)
-                records.append(rec)
+                ev = _timed(rec, records, lambda: plugin.evaluate(ds, result, truth))  # noqa: B023
+                rec.metrics = dict(ev.metrics)
                 merged[name] = ev
             outputs[step.key] = merged
             return ds
@@ -543,6 +528,21 @@ class Pipeline:
                 f"the data has {sorted(ds.truth) or 'none'}: set 'truth:' to one of them."
             )
         return found
+
+
+def _timed(rec: StepRecord, records: list[StepRecord], call: Any) -> Any:
+    """Run *call*, measuring time and peak memory into *rec*; append *rec* to *records*
+    whether the call succeeds or fails (then marked failed and re-raised)."""
+    try:
+        with measure() as m:
+            out = call()
+    except Exception as exc:
+        rec.status, rec.error = "failed", f"{type(exc).__name__}: {exc}"
+        records.append(rec)
+        raise
+    rec.seconds, rec.peak_mb = m.seconds, m.peak_mb
+    records.append(rec)
+    return out
 
 
 def _summary(out: Any) -> dict[str, float]:
