@@ -30,7 +30,7 @@ from typing import Any
 import pluggy
 
 from . import hookspecs
-from .errors import DuplicatePluginError, PluginError, PluginLoadError, PluginNotFoundError
+from .errors import DuplicatePluginError, PluginError, PluginNotFoundError
 from .roles import ROLES, DataSource, Plugin
 
 __all__ = [
@@ -248,7 +248,7 @@ def load_data(source: str, **params: Any):
     """Load a dataset from the registered data source *source*."""
     src = create(source, **params)
     if not isinstance(src, DataSource):
-        raise PluginLoadError(f"{source!r} is a {src.role}, not a data source.")
+        raise PluginError(f"{source!r} is a {src.role}, not a data source.")
     return src.load()
 
 

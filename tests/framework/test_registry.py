@@ -88,3 +88,10 @@ def test_builtin_entry_points_register_contract_names():
         assert names <= set(reg.names(role))
     with pytest.raises(ConfigError, match="The 'eps' parameter of dbscan must be > 0. Got -1.0 instead."):
         reg.create("dbscan", eps=-1.0)
+
+
+def test_load_data_refuses_a_plugin_that_is_not_a_data_source():
+    from framework import PluginError
+
+    with pytest.raises(PluginError, match="'dbscan' is a partitioner, not a data source"):
+        registry.load_data("dbscan")
