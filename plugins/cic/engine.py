@@ -126,19 +126,23 @@ class CICEngine:
         Neighbours of the kNN estimators.
     alphabet : int
         Alphabet size charged per continuous variable in the penalty (Eq. 5).
+    f1 : float
+        Factor of g per sample: 2 (Eq. 6, the MIT score's 2N) or 1 (the log-likelihood's N).
     knn : "ksg" or "kl"
         Continuous data: KSG estimators of each TC and MI (Kraskov et al.'s estimator 1,
         one joint kNN search per term), or differences of Kozachenko-Leonenko entropies
         cached per variable subset (far fewer kNN searches; biases do not cancel as in KSG).
     """
 
-    def __init__(self, X: np.ndarray, discrete: bool, k: int = 5, alphabet: int = 2, knn: str = "ksg") -> None:
+    def __init__(self, X: np.ndarray, discrete: bool, k: int = 5, alphabet: int = 2, knn: str = "ksg",
+                 f1: float = 2.0) -> None:
         from ._kernels import log_stirling2_row
 
         self.n, self.d = X.shape
         self.discrete = discrete
         self.k = k
         self.log_n = math.log(self.n)
+        self.f1 = f1 * self.n
         if discrete:
             self.ent = DiscreteEntropies(X)
             self.cards = self.ent.cards.astype(float)
@@ -220,12 +224,12 @@ class CICEngine:
 
     # -- scores ----------------------------------------------------------------------
     def local(self, C: Idx, P: Idx) -> float:
-        """2N g_C - (log N / 2) * params_C: the cluster's share of Eq. 6 (no m-dependent terms)."""
+        """f1 g_C - (log N / 2) * params_C: the cluster's share of Eq. 6 (no m-dependent terms)."""
         key = (C, P)
         v = self._local.get(key)
         if v is None:
             self.n_evals += 1
-            v = 2.0 * self.n * self.g(C, P) - 0.5 * self.log_n * self.parameters(C, P)
+            v = self.f1 * self.g(C, P) - 0.5 * self.log_n * self.parameters(C, P)
             self._local[key] = v
         return v
 

@@ -60,6 +60,10 @@ class CICParams(Params):
     alphabet: int = Field(
         2, ge=2, description="Alphabet size s_j charged per continuous variable in the penalty (Eq. 5)."
     )
+    fit_factor: Literal["2N", "N"] = Field(
+        "2N", description="f1(N), the factor of g: 2N as printed in Eq. 6 (the MIT score's), or N, the "
+        "log-likelihood's factor (Section 2: LL = -N sum H), which with f2 = (log N)/2 makes the score a BIC."
+    )
 
 
 class CIC(_EngineScorer):
@@ -108,7 +112,8 @@ class CIC(_EngineScorer):
         from .engine import CICEngine
 
         return CICEngine(data.X, discrete=not self.uses_knn(data), k=self.params.k,
-                         alphabet=self.params.alphabet, knn="kl" if self.params.estimator == "kl" else "ksg")
+                         alphabet=self.params.alphabet, knn="kl" if self.params.estimator == "kl" else "ksg",
+                         f1=2.0 if self.params.fit_factor == "2N" else 1.0)
 
 
 class BICParams(Params):

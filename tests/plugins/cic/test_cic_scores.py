@@ -70,6 +70,8 @@ def test_cic_score_by_hand():
     assert cic.local_score(ds, ["c"], [["a", "b"]]) == pytest.approx(
         2 * n * (mi_c_ab - mi_ac - mi_bc) - L * (2 - 1) * 4)
     assert cic.local_score(ds, ["a", "b"], []) == pytest.approx(2 * n * tc_ab - L * 3)
+    # fit_factor="N": the same g and penalty with the log-likelihood's factor N (a BIC)
+    assert registry.create("cic", fit_factor="N").score(ds, g) == pytest.approx(n * gval - L * penalty)
 
 
 def test_bic_matches_pgmpy():
