@@ -8,7 +8,12 @@ Runs at 20 features, with 10 k-means runs per rating:
 - two reference selectors that use the labels: the Fisher score, and the l2,1 regression of
   CAUSE-FS fitted to the true class indicator.
 
-    python benchmarks/cause_fs/fidelity_checks.py [digits COIL20 USPS_test2007]
+With ``--subsets`` it runs only the subset (not ranking) selections instead: greedy forward selection
+of 20 features (``plugins.cause_fs._subset.greedy_subset``) fitting the true class indicator
+(supervised), or CAUSE-FS's learned embedding F with weights mu (alpha = 1 and 100; the plugin's
+``selection="greedy"``), beside the paper's ``||W_i||^2`` ranking of the same fit.
+
+    python benchmarks/cause_fs/fidelity_checks.py [--subsets] [digits COIL20 USPS_test2007]
 
 The variants are applied by patching the plugin's internal functions inside this process only.
 """
@@ -23,6 +28,7 @@ import numpy as np
 from framework import registry
 from plugins.cause_fs import _core
 from plugins.cause_fs import _solvers as S
+from plugins.cause_fs._subset import greedy_subset
 from plugins.cause_fs.selector import minmax, selection_partition
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -84,11 +90,36 @@ def references(ds) -> dict:
     return {k: B.evaluate(ds, p, 10, counts=(20,)) for k, p in out.items()}
 
 
+def subsets(ds) -> dict:
+    X = minmax(ds.X)
+    y = ds.truth["labels"].labels
+    n, d = X.shape
+    k = int(np.unique(y).size)
+    order = {"labels (supervised)": greedy_subset(X, (y[:, None] == np.unique(y)[None]).astype(float), np.ones(n), 20)[0]}
+    for alpha in (1.0, 100.0):
+        st = _core.init_state(X, alpha=alpha, beta=1e5, lam=1e-3, k=5, h=k, variant="full", max_groups=10, seed=0)
+        _core.iterate(st, max_iter=20, tol=1e-6, max_groups=10)
+        order[f"CAUSE-FS F and mu, alpha={alpha:g}"] = greedy_subset(X, st.F, st.mu, 20)[0]
+        order[f"CAUSE-FS ||W_i||^2 ranking, alpha={alpha:g}"] = np.argsort(-_core.contributions(st))[:20]
+    out = {}
+    for label, sel in order.items():
+        scores = np.zeros(d)
+        scores[sel] = np.arange(20, 0, -1)  # the selection order as scores
+        out[label] = B.evaluate(ds, selection_partition(scores, 20, ds.names), 10, counts=(20,))
+    return out
+
+
 def main(names) -> None:
+    only_subsets = "--subsets" in names
+    names = [a for a in names if a != "--subsets"] or ["digits", "COIL20"]
     for name in names:
         ds = B.load(name)
         allf = B.evaluate(ds, registry.create("all_features").partition(ds), 10, all_features=True)
         print(f"{name}: all features ACC {allf['acc@20']:.3f} NMI {allf['nmi@20']:.3f}", flush=True)
+        if only_subsets:
+            for label, m in subsets(ds).items():
+                print(f"  greedy subset / {label:34s} ACC@20 {m['acc@20']:.3f} NMI@20 {m['nmi@20']:.3f}", flush=True)
+            continue
         for variant in ("eq15", "groupnorm", "gamma"):
             acc, nmi, nz = fit_rate(ds, variant)
             print(f"  CAUSE-FS {variant:10s} ACC@20 {acc:.3f} NMI@20 {nmi:.3f} mu>0 {nz}/{ds.n_samples}", flush=True)
@@ -97,4 +128,4 @@ def main(names) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:] or ["digits", "COIL20"])
+    main(sys.argv[1:])

@@ -24,8 +24,10 @@ def ranked(scores: np.ndarray, n_select: int) -> np.ndarray:
     return np.argsort(-scores, kind="stable")[: min(n_select, scores.size)].astype(np.int64)
 
 
-def selection_partition(scores: np.ndarray, n_select: int, names, labels=None, **info) -> Partition:
-    sel = ranked(scores, n_select)
+def selection_partition(scores: np.ndarray, n_select: int, names, labels=None, selected=None, **info) -> Partition:
+    """Variable partition with ``info["scores"]`` and ``info["selected"]`` (default: the *n_select*
+    highest scores, best first); without *labels*, the selected features are group 0, the rest 1."""
+    sel = ranked(scores, n_select) if selected is None else np.asarray(selected, dtype=np.int64)
     if labels is None:
         labels = np.ones(scores.size, dtype=np.int64)
         labels[sel] = 0
@@ -47,6 +49,9 @@ class CauseFSParams(Params):
     variant: Literal["full", "no_causal", "no_multigranular"] = Field(
         "full", description="full = CAUSE-FS; no_causal = CAUSE-FS-I; no_multigranular = CAUSE-FS-II.")
     scale: Literal["minmax", "none"] = Field("minmax", description="Per-feature scaling to [0, 1] first.")
+    selection: Literal["rank", "greedy"] = Field(
+        "rank", description="rank: the n_select largest ||W_i||^2 (the paper); greedy (ours): forward selection "
+        "of n_select features that best fit the learned F, weighted by mu (an l2,0 reading of the regression term).")
     seed: int = Field(0, description="Seed of the spectral initialisation.")
 
 
@@ -59,15 +64,19 @@ class CauseFS(Partitioner):
     the simplex QP of Eq. (16) (monotone accelerated projected gradient, matrix-vector
     products only), the feature granularities by Ward clustering of ``||W_i||^2`` with the
     Calinski-Harabasz criterion, and their weights nu. Features are ranked by ``||W_i||^2``.
+    With ``selection="greedy"`` (ours) the model is fitted the same way, but the ``n_select``
+    features are chosen one at a time, each the one that most improves the mu-weighted ridge
+    fit of F by the chosen columns (``_subset.greedy_subset``); redundant features (e.g.
+    neighbouring pixels) are then rarely chosen together.
 
     Returns a partition of the variables: each feature's label is its granularity.
-    ``info``: ``scores`` (``||W_i||^2``, length d), ``selected`` (the ``n_select`` best,
-    best first), ``objective`` (Eq. 5 after each iteration, non-increasing), ``n_iter``,
-    ``h``, ``nu``, ``mu``.
+    ``info``: ``scores`` (``||W_i||^2``, length d; greedy: each feature's gain in fit when
+    chosen, or after the last step), ``selected`` (the ``n_select`` best, best first),
+    ``objective`` (Eq. 5 after each iteration, non-increasing), ``n_iter``, ``h``, ``nu``, ``mu``.
 
     Parameters
     ----------
-    n_select, alpha, beta, lam, k, h, n_clusters, max_granularities, max_iter, tol, variant, scale, seed
+    n_select, alpha, beta, lam, k, h, n_clusters, max_granularities, max_iter, tol, variant, scale, selection, seed
         See the parameter descriptions (``macrocause describe cause_fs``).
 
     Notes
@@ -113,10 +122,15 @@ class CauseFS(Partitioner):
                               max_groups=p.max_granularities, seed=p.seed)
         trace = _core.iterate(st, max_iter=p.max_iter, tol=p.tol, max_groups=p.max_granularities,
                               progress=n * d > 1e6)
-        scores = _core.contributions(st)
+        if p.selection == "greedy":
+            from ._subset import greedy_subset
+
+            selected, scores = greedy_subset(X, st.F, st.mu, p.n_select)
+        else:
+            selected, scores = None, _core.contributions(st)
         return selection_partition(
-            scores, p.n_select, data.names, labels=st.delta.copy(), objective=trace, n_iter=len(trace), h=h,
-            nu=st.nu.copy(), mu=st.mu.copy(),
+            scores, p.n_select, data.names, labels=st.delta.copy(), selected=selected, objective=trace,
+            n_iter=len(trace), h=h, nu=st.nu.copy(), mu=st.mu.copy(),
         )
 
 
