@@ -273,6 +273,7 @@ def sachs_truths(names: list[str]) -> dict[str, CausalGraph]:
 SACHS_CONFIGS = {
     "default (m = 2)": {},
     "paper sampler, m on 1..11": {"m_distribution": "paper", "min_clusters": 1, "max_clusters": None},
+    "m = 2, f1 = N": {"scorer": {"fit_factor": "N"}},
 }
 
 
@@ -283,12 +284,14 @@ def part_sachs(quick: bool, restarts: int) -> dict:
         Dataset.from_csv(SACHS / "sachs_7466.csv")
     truths = sachs_truths(list(ds.names))
     Z = 3 if quick else restarts
-    cic = registry.create("cic", estimator="kl")  # one scorer: entropies cached across both runs
+    cic = registry.create("cic", estimator="kl")  # one scorer per score: entropies cached across runs
     runs, graphs = {}, {}
     for label, extra in SACHS_CONFIGS.items():
-        s = registry.create("cic_greedy", restarts=Z, seed=0, n_perm=20, **extra)
+        scorer = registry.create("cic", estimator="kl", **extra["scorer"]) if "scorer" in extra else cic
+        s = registry.create("cic_greedy", restarts=Z, seed=0, n_perm=20,
+                            **{k: v for k, v in extra.items() if k != "scorer"})
         t = time.perf_counter()
-        res = s.run(ds, cic)
+        res = s.run(ds, scorer)
         g = graphs[f"CIC {label}"] = res["graph"]
         runs[label] = {"estimator": "kl", "time_s": time.perf_counter() - t,
                        "clusters": [sorted(c) for c in g.clusters], "edges": fmt_edges(g),
