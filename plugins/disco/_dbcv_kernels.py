@@ -9,14 +9,12 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ._kernels import _sqdist as _sqdist_exact
+
 
 @njit(cache=True)
 def _sqdist(X, i, j):
-    s = 0.0
-    for k in range(X.shape[1]):
-        diff = X[i, k] - X[j, k]
-        s += diff * diff
-    r = np.sqrt(s)  # dbcv.m: squareform(pdist(data)).^2
+    r = np.sqrt(_sqdist_exact(X, i, j))  # dbcv.m: squareform(pdist(data)).^2
     return r * r
 
 
