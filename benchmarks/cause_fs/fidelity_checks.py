@@ -101,12 +101,8 @@ def subsets(ds) -> dict:
         _core.iterate(st, max_iter=20, tol=1e-6, max_groups=10)
         order[f"CAUSE-FS F and mu, alpha={alpha:g}"] = greedy_subset(X, st.F, st.mu, 20)[0]
         order[f"CAUSE-FS ||W_i||^2 ranking, alpha={alpha:g}"] = np.argsort(-_core.contributions(st))[:20]
-    out = {}
-    for label, sel in order.items():
-        scores = np.zeros(d)
-        scores[sel] = np.arange(20, 0, -1)  # the selection order as scores
-        out[label] = B.evaluate(ds, selection_partition(scores, 20, ds.names), 10, counts=(20,))
-    return out
+    return {label: B.evaluate(ds, selection_partition(np.zeros(d), 20, ds.names, selected=sel), 10, counts=(20,))
+            for label, sel in order.items()}
 
 
 def main(names) -> None:

@@ -290,6 +290,15 @@ def write_md(data, speed) -> None:
     (HERE / "results.md").write_text("\n".join(lines) + "\n")
 
 
+def merge_rows(rows: list[dict], new: list[dict], at: int | None = None) -> list[dict]:
+    """*rows* with each row of *new* in place of the row of the same method; rows of new methods
+    are inserted at index *at* (default: appended)."""
+    by = {r["method"]: r for r in new}
+    out = [by.pop(r["method"], r) for r in rows]
+    at = len(out) if at is None else at
+    return out[:at] + list(by.values()) + out[at:]
+
+
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="5 k-means runs, 3 iterations, no grid, digits only")
@@ -321,15 +330,12 @@ def main(argv=None) -> None:
         elif a.greedy:
             out = json.loads((HERE / f"part_{part}.json").read_text())
             new = run_dataset(part, n_runs, a.grid_runs, max_iter, grid=not a.no_grid, greedy_only=True)
-            keep = [r for r in out["rows"] if not r["method"].startswith(GREEDY)]
-            out["rows"] = keep[:1] + new["rows"] + keep[1:]
+            out["rows"] = merge_rows(out["rows"], new["rows"], at=1)  # new ones right after CAUSE-FS
             out["grid_greedy"] = new.get("grid_greedy", [])
         elif a.redo:
             out = json.loads((HERE / f"part_{part}.json").read_text())
             new = run_dataset(part, n_runs, a.grid_runs, max_iter, grid=False, only=a.redo.split(","))["rows"]
-            done = {r["method"] for r in out["rows"]}
-            out["rows"] = [next((r for r in new if r["method"] == old["method"]), old) for old in out["rows"]]
-            out["rows"] += [r for r in new if r["method"] not in done]
+            out["rows"] = merge_rows(out["rows"], new)
         else:
             out = run_dataset(part, n_runs, a.grid_runs, max_iter, grid=not (a.no_grid or a.quick))
         (HERE / f"part_{part}.json").write_text(json.dumps(out, default=float))

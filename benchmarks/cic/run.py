@@ -47,6 +47,11 @@ SCENARIO_CONFIGS = {
 }  # "scorer": parameters of the cic scorer (Eq. 6 as printed when absent)
 
 
+def split_config(extra: dict) -> tuple[dict, dict]:
+    """A config's cic_greedy parameters and its cic scorer parameters (empty: Eq. 6 as printed)."""
+    return {k: v for k, v in extra.items() if k != "scorer"}, extra.get("scorer", {})
+
+
 def set_partitions(n: int, m: int) -> list[np.ndarray]:
     """Every partition of n items into exactly m blocks, as restricted-growth label arrays."""
     out, a = [], [0] * n
@@ -96,17 +101,16 @@ def part_scenarios(quick: bool) -> dict:
     seeds = range(3 if quick else 10)
     Z = 100 if quick else 500
     cic = registry.create("cic")
-    scorers = {mode: registry.create("cic", **extra["scorer"]) if "scorer" in extra else cic
-               for mode, extra in SCENARIO_CONFIGS.items()}
+    configs = {mode: split_config(extra) for mode, extra in SCENARIO_CONFIGS.items()}
+    scorers = {mode: registry.create("cic", **sp) if sp else cic for mode, (_, sp) in configs.items()}
     rows = []
     for sc in (1, 2, 3):
         for seed in seeds:
             ds = scenario(sc, n=1000, seed=seed)
             row = {"scenario": sc, "seed": seed, "runs": {}}
             graphs = {}
-            for mode, extra in SCENARIO_CONFIGS.items():
-                s = registry.create("cic_greedy", restarts=Z, seed=seed,
-                                    **{k: v for k, v in extra.items() if k != "scorer"})
+            for mode, (search_params, _) in configs.items():
+                s = registry.create("cic_greedy", restarts=Z, seed=seed, **search_params)
                 t = time.perf_counter()
                 res = s.run(ds, scorers[mode])
                 g = graphs[mode] = res["graph"]
@@ -144,8 +148,9 @@ def part_speed(quick: bool, remeasure_pgmpy: bool = False) -> dict:
         times = []
         for seed in range(3 if quick else 5):
             t = time.perf_counter()  # a fresh scorer: the time includes every local score
-            registry.create("cic_greedy", restarts=500, seed=seed, **{k: v for k, v in extra.items() if k != "scorer"}
-                            ).search(ds, scorer=registry.create("cic", **extra.get("scorer", {})))
+            search_params, scorer_params = split_config(extra)
+            registry.create("cic_greedy", restarts=500, seed=seed, **search_params).search(
+                ds, scorer=registry.create("cic", **scorer_params))
             times.append(time.perf_counter() - t)
         out["z500_times_s"][mode] = times
 
@@ -287,9 +292,9 @@ def part_sachs(quick: bool, restarts: int) -> dict:
     cic = registry.create("cic", estimator="kl")  # one scorer per score: entropies cached across runs
     runs, graphs = {}, {}
     for label, extra in SACHS_CONFIGS.items():
-        scorer = registry.create("cic", estimator="kl", **extra["scorer"]) if "scorer" in extra else cic
-        s = registry.create("cic_greedy", restarts=Z, seed=0, n_perm=20,
-                            **{k: v for k, v in extra.items() if k != "scorer"})
+        search_params, scorer_params = split_config(extra)
+        scorer = registry.create("cic", estimator="kl", **scorer_params) if scorer_params else cic
+        s = registry.create("cic_greedy", restarts=Z, seed=0, n_perm=20, **search_params)
         t = time.perf_counter()
         res = s.run(ds, scorer)
         g = graphs[f"CIC {label}"] = res["graph"]
