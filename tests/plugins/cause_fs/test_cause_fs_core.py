@@ -114,6 +114,8 @@ def test_the_informative_feature_ranks_first(variant):
 def test_errors():
     with pytest.raises(ConfigError, match="variant"):
         registry.create("cause_fs", variant="nope")
+    with pytest.raises(ConfigError, match="selection.*'rank' or 'greedy'"):
+        registry.create("cause_fs", selection="best")
     with pytest.raises(ConfigError, match="alpha"):
         registry.create("cause_fs", alpha=0)
     with pytest.raises(DataValidationError, match="samples"):

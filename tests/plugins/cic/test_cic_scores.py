@@ -145,3 +145,5 @@ def test_errors():
         registry.create("cic_greedy").search(np.zeros((10, 1)))
     with pytest.raises(ValueError, match="restarts"):
         registry.create("cic_greedy", restarts=0)
+    with pytest.raises(ValueError, match="fit_factor.*'2N' or 'N'"):
+        registry.create("cic", fit_factor="3N")
