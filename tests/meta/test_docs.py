@@ -1,6 +1,7 @@
 """Every hook is documented with its signature (as datasette does), and tested."""
 
 import inspect
+import re
 from pathlib import Path
 
 from framework import hookspecs
@@ -23,3 +24,33 @@ def test_every_hook_is_exercised_by_a_test():
     tests = "".join(p.read_text() for p in (REPO / "tests").rglob("*.py"))
     for name in _hooks():
         assert f"def {name}" in tests or f'"{name}"' in tests, f"no test implements {name}"
+
+
+_LINK = re.compile(r"(?<!!)\[[^\]]*\]\(([^)\s]+)\)|!\[[^\]]*\]\(([^)\s]+)\)")
+
+
+def _doc_links():
+    docs = REPO / "docs"
+    for page in docs.rglob("*.md"):
+        if "examples" in page.relative_to(docs).parts:
+            continue
+        for m in _LINK.finditer(page.read_text()):
+            target = (m.group(1) or m.group(2)).split("#")[0]
+            if not target or re.match(r"^[a-z]+:", target):
+                continue  # same-page anchor or an absolute URL
+            yield page, target
+
+
+def test_every_relative_link_in_the_docs_resolves_inside_docs():
+    """mkdocs only publishes docs/: a link that leaves it breaks ``mkdocs build --strict``."""
+    docs = (REPO / "docs").resolve()
+    bad = []
+    for page, target in _doc_links():
+        path = (page.parent / target).resolve()
+        if not path.is_relative_to(docs) or not path.exists():
+            bad.append(f"{page.relative_to(REPO)} -> {target}")
+    assert not bad, "links mkdocs cannot resolve:\n" + "\n".join(bad)
+
+
+def test_the_link_check_sees_links():
+    assert sum(1 for _ in _doc_links()) > 10
