@@ -113,12 +113,9 @@ class Partition:
 
     def relabeled(self) -> Partition:
         """The same partition with labels 0..k-1 in order of first appearance; noise stays -1."""
-        out = np.full_like(self.labels, -1)
-        mapping: dict[int, int] = {}
-        for i, v in enumerate(self.labels):
-            if v >= 0:
-                out[i] = mapping.setdefault(int(v), len(mapping))
-        return Partition(out, axis=self.axis, info=self.info, names=self.names)
+        from .numeric import compact_labels
+
+        return Partition(compact_labels(self.labels), axis=self.axis, info=self.info, names=self.names)
 
     def same_clustering(self, other: Partition) -> bool:
         """True when both partitions group items identically (labels up to renaming)."""

@@ -23,7 +23,7 @@ from ..graph import CausalGraph
 from ..partition import Partition
 from ..roles import DataSource, Evaluation, Evaluator, Partitioner, Plugin, Scorer, Searcher
 
-__all__ = ["all_checks", "parametrize_with_checks", "run_verb"]
+__all__ = ["parametrize_with_checks", "run_verb"]
 
 
 def _instance(plugin: Plugin | type[Plugin]) -> Plugin:
@@ -170,11 +170,6 @@ _CHECKS: dict[str, Callable[[Plugin], None]] = {
     "check_output_invariants": check_output_invariants,
     "check_rejects_nan": check_rejects_nan,
 }
-
-
-def all_checks() -> dict[str, Callable[[Plugin], None]]:
-    """The checks by name."""
-    return dict(_CHECKS)
 
 
 def parametrize_with_checks(

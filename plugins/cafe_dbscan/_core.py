@@ -45,18 +45,6 @@ def cafe_dbscan_grid(
     return out
 
 
-def kdist(X: np.ndarray, k: int, metric: str, max_queries: int = 4000) -> np.ndarray:
-    """Distances to the k-th nearest point (the point itself counted) for an evenly spaced
-    subsample of at most ``max_queries`` points, queried against all points."""
-    from scipy.spatial import cKDTree
-
-    n = X.shape[0]
-    k = min(k, n)
-    idx = np.linspace(0, n - 1, min(n, max_queries)).round().astype(np.int64)
-    d, _ = cKDTree(X).query(X[idx], k=k, p=P_OF_METRIC[metric])
-    return np.asarray(d).reshape(len(idx), -1)[:, -1]
-
-
 # -- Section V heuristic -------------------------------------------------------
 def heuristic_min_points(n: int) -> int:
     """mu in the paper's range [10, 100], growing like sqrt(n) / 3 (30 at n = 8,100)."""
@@ -66,7 +54,9 @@ def heuristic_min_points(n: int) -> int:
 def heuristic_eps(X: np.ndarray, min_points: int, metric: str, quantile: float = 0.5) -> float:
     """eps such that a good share of the eps-neighbourhoods (``1 - quantile``... here the
     points below the quantile) hold at least mu points: a quantile of the mu-distance."""
-    d = kdist(X, min_points, metric)
+    from framework.numeric import k_distance
+
+    d = k_distance(X, min_points, P_OF_METRIC[metric], max_queries=4000)
     eps = float(np.quantile(d, quantile))
     return eps if eps > 0 else float(d[d > 0].min()) if np.any(d > 0) else 1.0
 
@@ -155,9 +145,11 @@ def merge_similar(indptr: np.ndarray, indices: np.ndarray, codes: np.ndarray, m:
                   alpha: float) -> np.ndarray:
     """Merge touching clusters whose effect-state counts a G-test cannot tell apart (p > ``alpha``),
     the pair with the largest p first; returns compact labels."""
+    from framework.numeric import compact_labels
+
     from ._kernels import cluster_contacts
 
-    lab = compact(labels)
+    lab = compact_labels(labels)
     k = int(lab.max()) + 1
     if k < 2:
         return lab
@@ -181,7 +173,7 @@ def merge_similar(indptr: np.ndarray, indices: np.ndarray, codes: np.ndarray, m:
             pvals[(min(a, c), max(a, c))] = g_test(counts[a], counts[c])
     ok = lab >= 0
     lab[ok] = parent[lab[ok]]
-    return compact(lab)
+    return compact_labels(lab)
 
 
 def g_test(a: np.ndarray, b: np.ndarray) -> float:
@@ -197,19 +189,8 @@ def g_test(a: np.ndarray, b: np.ndarray) -> float:
     return float(chi2.sf(g, table.shape[1] - 1))
 
 
-def compact(labels: np.ndarray) -> np.ndarray:
-    """Cluster ids 0..k-1 in order of first appearance; noise stays -1."""
-    out = np.full_like(labels, -1)
-    ok = labels >= 0
-    if ok.any():
-        _, first, inv = np.unique(labels[ok], return_index=True, return_inverse=True)
-        rank = np.argsort(np.argsort(first))
-        out[ok] = rank[inv]
-    return out
-
-
 def counts_of(labels: np.ndarray, codes: np.ndarray, m: int) -> np.ndarray:
-    """k x m effect-state counts per cluster (noise left out)."""
+    """k x m effect-state counts per cluster, clusters 0..k-1 (negative labels, noise, left out)."""
     k = int(labels.max()) + 1 if labels.size and labels.max() >= 0 else 0
     out = np.zeros((k, m), dtype=np.int64)
     ok = labels >= 0

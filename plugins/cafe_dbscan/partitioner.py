@@ -205,11 +205,12 @@ def bic_gain(labels: np.ndarray, codes: np.ndarray, m: int) -> float:
     ``(loglik(Y | labels) - loglik(Y) - (k - 1)(m - 1) log(n) / 2) / (n H(Y))``; 1 means the
     clusters determine Y, values <= 0 that they explain nothing beyond chance.
     """
+    from ._core import counts_of
+
     n = codes.shape[0]
     groups = np.unique(labels, return_inverse=True)[1]
     k = int(groups.max()) + 1
-    counts = np.zeros((k, m))
-    np.add.at(counts, (groups, codes), 1.0)
+    counts = counts_of(groups, codes, m).astype(float)
     tot = counts.sum(axis=1, keepdims=True)
     nz = counts > 0
     ll = float(np.sum(counts[nz] * np.log((counts / tot)[nz])))

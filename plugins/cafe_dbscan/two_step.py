@@ -103,11 +103,9 @@ class CFLTwoStep(Partitioner):
         y = data.target_codes
         proba, chosen, acc = _fit_predict(data.X, y, p)
         labels = _cluster(proba, p)
-        m = len(data.target_states)
-        k = int(labels.max()) + 1 if labels.size and labels.max() >= 0 else 0
-        counts = np.zeros((k, m))
-        ok = labels >= 0
-        np.add.at(counts, (labels[ok], y[ok]), 1.0)
+        from ._core import counts_of
+
+        counts = counts_of(labels, y, len(data.target_states)).astype(float)
         info = {
             "probabilities": proba,
             "states": list(data.target_states),

@@ -12,6 +12,8 @@ from collections import deque
 
 import numpy as np
 
+from framework.numeric import compact_labels
+
 Idx = tuple[int, ...]
 TOL = 1e-9
 TIE = 1e-6  # moves whose gains differ by less are ties (score-equivalent up to rounding)
@@ -196,9 +198,6 @@ def climb(eng, clusters: list[Idx], adj: np.ndarray, max_steps: int, cluster_mov
     return score, clusters, adj
 
 
-M_DISTRIBUTIONS = ("paper", "uniform", "geometric")
-
-
 def m_probabilities(lo: int, hi: int, distribution: str, decay: float) -> np.ndarray:
     """P(m) for m = lo..hi: uniform ("paper", "uniform") or geometric, P(m) proportional to decay^(m - lo)."""
     if distribution == "geometric":
@@ -208,16 +207,6 @@ def m_probabilities(lo: int, hi: int, distribution: str, decay: float) -> np.nda
     return w / w.sum()
 
 
-def log_stirling2_table(n: int) -> np.ndarray:
-    """T[i, k] = log S(i, k) for 0 <= i, k <= n (-inf where S = 0)."""
-    T = np.full((n + 1, n + 1), -np.inf)
-    T[0, 0] = 0.0
-    for i in range(1, n + 1):
-        k = np.arange(1, i + 1)
-        T[i, 1 : i + 1] = np.logaddexp(T[i - 1, 1 : i + 1] + np.log(k), T[i - 1, 0:i])
-    return T
-
-
 def uniform_partition(d: int, m: int, rng: np.random.Generator) -> np.ndarray:
     """Labels of a partition of d items into exactly m non-empty blocks, uniform over all S(d, m) of them.
 
@@ -225,7 +214,9 @@ def uniform_partition(d: int, m: int, rng: np.random.Generator) -> np.ndarray:
     S(i, k-1) / S(i+1, k), else it joins one of the k blocks of items 0..i-1
     (each with equal probability); blocks are then labelled in order of first item.
     """
-    T = log_stirling2_table(d)
+    from ._kernels import log_stirling2_table
+
+    T = log_stirling2_table(d, m)
     choice = np.empty(d, dtype=np.int64)  # -1: opens a block; j >= 0: joins the j-th block (by first item)
     k = m
     for i in range(d - 1, -1, -1):
@@ -258,8 +249,7 @@ def sample_clustering(d: int, max_clusters: int, rng: np.random.Generator, min_c
     p = m_probabilities(min_clusters, hi, distribution, decay)
     m = int(min_clusters + rng.choice(p.size, p=p))
     if distribution == "paper":
-        raw = rng.integers(0, m, d)
-        return np.unique(raw, return_inverse=True)[1]
+        return compact_labels(rng.integers(0, m, d), order="sorted")
     return uniform_partition(d, m, rng)
 
 

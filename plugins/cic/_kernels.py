@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 from numba import njit
 
@@ -87,24 +89,39 @@ def joint_entropy(codes: np.ndarray, cols: np.ndarray, cards: np.ndarray) -> flo
 
 
 @njit(cache=True)
-def log_stirling2_row(n: int) -> np.ndarray:
-    """``log S(n, m)`` for m = 0..n (Stirling numbers of the second kind), in log space.
-
-    Uses S(i, m) = m S(i-1, m) + S(i-1, m-1); ``-inf`` stands for S = 0.
-    """
-    row = np.full(n + 1, -np.inf)
-    row[0] = 0.0
+def _log_stirling2(n: int, max_m: int) -> np.ndarray:
+    T = np.full((n + 1, max_m + 1), -np.inf)
+    T[0, 0] = 0.0
     for i in range(1, n + 1):
-        new = np.full(n + 1, -np.inf)
-        for m in range(1, i + 1):
-            a = row[m] + np.log(m) if row[m] > -np.inf else -np.inf
-            b = row[m - 1]
+        for m in range(1, min(i, max_m) + 1):
+            a = T[i - 1, m] + np.log(m) if T[i - 1, m] > -np.inf else -np.inf
+            b = T[i - 1, m - 1]
             if a == -np.inf:
-                new[m] = b
+                T[i, m] = b
             elif b == -np.inf:
-                new[m] = a
+                T[i, m] = a
             else:
                 hi = max(a, b)
-                new[m] = hi + np.log(np.exp(a - hi) + np.exp(b - hi))
-        row = new
-    return row
+                T[i, m] = hi + np.log(np.exp(a - hi) + np.exp(b - hi))
+    return T
+
+
+def log_stirling2_table(n: int, max_m: int | None = None) -> np.ndarray:
+    """T[i, m] = log S(i, m) for 0 <= i <= n, 0 <= m <= max_m (default n), Stirling numbers of the
+    second kind in log space; ``-inf`` stands for S = 0. Cached per (n, max_m), read-only.
+
+    Uses S(i, m) = m S(i-1, m) + S(i-1, m-1).
+    """
+    return _cached_table(int(n), int(n if max_m is None else max_m))
+
+
+@lru_cache(maxsize=32)
+def _cached_table(n: int, max_m: int) -> np.ndarray:
+    T = _log_stirling2(n, max_m)
+    T.setflags(write=False)
+    return T
+
+
+def log_stirling2_row(n: int) -> np.ndarray:
+    """``log S(n, m)`` for m = 0..n (read-only, cached)."""
+    return log_stirling2_table(n)[n]

@@ -160,7 +160,6 @@ class CICEngine:
         self._mi: dict[tuple[Idx, Idx], float] = {}
         self._local: dict[tuple[Idx, Idx], float] = {}
         self._stirling = log_stirling2_row(self.d)
-        self.n_evals = 0
 
     # -- information terms ------------------------------------------------------
     def pairwise_mi(self, i: int, j: int) -> float:
@@ -228,7 +227,6 @@ class CICEngine:
         key = (C, P)
         v = self._local.get(key)
         if v is None:
-            self.n_evals += 1
             v = self.f1 * self.g(C, P) - 0.5 * self.log_n * self.parameters(C, P)
             self._local[key] = v
         return v
@@ -325,13 +323,11 @@ class BICEngine(_LocalOnlyEngine):
             Xc = X - X.mean(axis=0)
             self.S = Xc.T @ Xc  # scatter matrix: RSS of any regression comes from it
         self._var: dict[tuple[int, Idx], float] = {}
-        self.n_evals = 0
 
     def var_score(self, i: int, P: Idx) -> float:
         key = (i, P)
         v = self._var.get(key)
         if v is None:
-            self.n_evals += 1
             n = self.n
             if self.discrete:
                 h = self.ent.H(tuple(sorted((i,) + P))) - (self.ent.H(P) if P else 0.0)
@@ -380,7 +376,6 @@ class GenericEngine(_LocalOnlyEngine):
         self._local: dict[tuple[Idx, Idx], float] = {}
         self.discrete = data.is_discrete
         self.n = data.n_samples
-        self.n_evals = 0
 
     @cached_property
     def ent(self) -> DiscreteEntropies:
@@ -397,7 +392,6 @@ class GenericEngine(_LocalOnlyEngine):
         key = (C, P)
         v = self._local.get(key)
         if v is None:
-            self.n_evals += 1
             cl = frozenset(self.names[i] for i in C)
             pa = [frozenset([self.names[i]]) for i in P]
             v = float(self.scorer._local_score(self.data, cl, pa))

@@ -187,13 +187,14 @@ class CLIC(Partitioner):
         if p.init == "random" or m == 1:
             return labels, {}
         from framework import registry
+        from framework.numeric import compact_labels
 
         def start(name):
             if name == "kmeans":
                 part = registry.create("kmeans", n_clusters=m, seed=p.seed).partition(data)
             else:
                 part = registry.create("gmm_em", n_components=m, seed=p.seed).partition(data)
-            return np.unique(part.labels, return_inverse=True)[1].astype(np.int64)
+            return compact_labels(part.labels, order="sorted").astype(np.int64)
 
         import sklearn.cluster  # noqa: F401  (loads the OpenMP runtime, so the limit below covers it)
         from threadpoolctl import threadpool_limits

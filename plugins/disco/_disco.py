@@ -14,12 +14,10 @@ __all__ = ["core_distances", "mutual_reachability_mst", "dendrogram", "disco_sam
 
 def encode_labels(labels: np.ndarray) -> tuple[np.ndarray, int]:
     """Cluster labels as codes ``0..k-1`` (sorted ids), noise ``-1``; returns (codes, k)."""
-    labels = np.asarray(labels, dtype=np.int64)
-    ids, inv = np.unique(labels, return_inverse=True)
-    noise = ids == -1
-    shift = int(noise.any())
-    codes = inv.astype(np.int64) - shift
-    return codes, int(ids.size - shift)
+    from framework.numeric import compact_labels
+
+    codes = compact_labels(np.asarray(labels, dtype=np.int64), order="sorted")
+    return codes, int(codes.max()) + 1 if codes.size else 0
 
 
 def core_distances(X: np.ndarray, min_points: int) -> tuple[np.ndarray, np.ndarray]:

@@ -148,12 +148,9 @@ def _default_grid(cls, data: Dataset, fixed: dict[str, Any]) -> dict[str, list[A
 def k_distance_eps(X: np.ndarray, k: int, quantiles=EPS_QUANTILES) -> list[float]:
     """Distinct eps candidates: quantiles of each point's distance to its k-th nearest point
     (itself counted), the usual k-distance heuristic for DBSCAN."""
-    from scipy.spatial import cKDTree
+    from framework.numeric import k_distance
 
-    n = X.shape[0]
-    k = min(max(k, 1), n)
-    dist, _ = cKDTree(X).query(X, k=k, workers=-1)
-    kd = np.asarray(dist, dtype=float).reshape(n, k)[:, -1]
+    kd = k_distance(X, k)
     vals = np.unique(np.round(np.quantile(kd, quantiles), 12))
     vals = vals[vals > 0]
     if vals.size == 0:

@@ -6,8 +6,8 @@ from scipy.stats import chi2_contingency
 from sklearn.metrics import normalized_mutual_info_score
 
 from framework import Dataset, registry
+from framework.numeric import compact_labels as compact
 from plugins.cafe_dbscan._core import (
-    compact,
     g_test,
     neighbourhoods,
     noise_rate,
