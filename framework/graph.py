@@ -4,27 +4,23 @@ A plain DAG or CPDAG is the special case where every cluster is a single
 variable. Directed edges must be acyclic; undirected edges mark orientations
 left open (as in a CPDAG or a cluster DAG's Markov equivalence class).
 
-Conversions live here so that every plugin hands back the same type: to and
-from networkx, pgmpy (DAG/PDAG), causal-learn (GeneralGraph / endpoint
-matrix), adjacency matrices and DOT.
+Every plugin hands back this type; its ``to_*`` / ``from_*`` methods convert
+to and from networkx, pgmpy (DAG/PDAG), causal-learn (GeneralGraph / endpoint
+matrix), adjacency matrices and DOT (implemented in :mod:`framework.graph_io`).
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
 
+from . import graph_io
 from .errors import DataValidationError
+from .graph_io import natural_key
 
 __all__ = ["CausalGraph", "natural_key"]
-
-
-def natural_key(s: str) -> list:
-    """Sort key that orders ``x2`` before ``x10``."""
-    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", s)]
 
 
 def _has_cycle(n: int, edges: Iterable[tuple[int, int]]) -> list[int] | None:
@@ -305,25 +301,14 @@ class CausalGraph:
     def __reduce__(self):
         return (CausalGraph, (self.clusters, sorted(self.directed), [tuple(sorted(e)) for e in self.undirected]))
 
-    # -- conversions ------------------------------------------------------------
+    # -- conversions (in :mod:`framework.graph_io`) -------------------------------
     def to_networkx(self):
         """``nx.DiGraph`` over node labels; undirected edges appear in both directions.
 
         Node attribute ``variables`` holds each cluster's variable set; edge
         attribute ``undirected`` is True for the two halves of an undirected edge.
         """
-        import networkx as nx
-
-        g = nx.DiGraph()
-        for i, c in enumerate(self.clusters):
-            g.add_node(self.label(i), variables=c)
-        for i, j in self.directed:
-            g.add_edge(self.label(i), self.label(j), undirected=False)
-        for e in self.undirected:
-            i, j = sorted(e)
-            g.add_edge(self.label(i), self.label(j), undirected=True)
-            g.add_edge(self.label(j), self.label(i), undirected=True)
-        return g
+        return graph_io.to_networkx(self)
 
     @classmethod
     def from_networkx(cls, g) -> CausalGraph:
@@ -332,141 +317,36 @@ class CausalGraph:
         Node attribute ``variables`` (a set of names) makes a cluster node;
         otherwise the node name is the variable.
         """
-        import networkx as nx
-
-        nodes = list(g.nodes)
-        clusters = [g.nodes[v].get("variables", {str(v)}) for v in nodes]
-        idx = {v: i for i, v in enumerate(nodes)}
-        d, u = [], []
-        if not isinstance(g, nx.DiGraph):
-            u = [(idx[a], idx[b]) for a, b in g.edges]
-        else:
-            for a, b in g.edges:
-                if g.has_edge(b, a):
-                    if idx[a] < idx[b]:
-                        u.append((idx[a], idx[b]))
-                else:
-                    d.append((idx[a], idx[b]))
-        return cls(clusters, d, u)
+        return graph_io.from_networkx(cls, g)
 
     def to_adjacency(self, variables: Sequence[str] | None = None) -> np.ndarray:
         """Adjacency matrix of a singleton graph: ``A[i, j] = 1`` for i -> j, both 1 for i - j."""
-        g = self if self.is_singleton else self.expand()
-        vs = list(variables) if variables is not None else g.variables
-        pos = {v: k for k, v in enumerate(vs)}
-        A = np.zeros((len(vs), len(vs)), dtype=np.int8)
-        for i, j in g.directed:
-            A[pos[g.label(i)], pos[g.label(j)]] = 1
-        for e in g.undirected:
-            i, j = sorted(e)
-            A[pos[g.label(i)], pos[g.label(j)]] = A[pos[g.label(j)], pos[g.label(i)]] = 1
-        return A
+        return graph_io.to_adjacency(self, variables)
 
     @classmethod
     def from_adjacency(cls, A: Any, variables: Sequence[str]) -> CausalGraph:
         """From ``A[i, j] != 0`` meaning i -> j; both directions set means undirected."""
-        A = np.asarray(A) != 0
-        n = len(variables)
-        if A.shape != (n, n):
-            raise DataValidationError(
-                f"CausalGraph.from_adjacency: matrix shape {A.shape} does not match {n} variables."
-            )
-        d, u = [], []
-        for i in range(n):
-            for j in range(n):
-                if i != j and A[i, j]:
-                    if A[j, i]:
-                        if i < j:
-                            u.append((i, j))
-                    else:
-                        d.append((i, j))
-        return cls([[v] for v in variables], d, u)
+        return graph_io.from_adjacency(cls, A, variables)
 
     def to_pgmpy(self):
         """A pgmpy ``DAG`` (all edges directed) or ``PDAG`` (some undirected); singleton graphs only."""
-        from pgmpy.base import DAG, PDAG
-
-        g = self if self.is_singleton else self.expand()
-        d = sorted(g.edge_names())
-        if g.is_dag:
-            dag = DAG()
-            dag.add_nodes_from(g.variables)
-            dag.add_edges_from(d)
-            return dag
-        und = sorted(tuple(sorted(e, key=natural_key)) for e in g.undirected_names())
-        pdag = PDAG(directed_ebunch=d, undirected_ebunch=und)
-        pdag.add_nodes_from(g.variables)
-        return pdag
+        return graph_io.to_pgmpy(self)
 
     @classmethod
     def from_pgmpy(cls, model, variables: Sequence[str] | None = None) -> CausalGraph:
         """From a pgmpy DAG, PDAG or Bayesian network."""
-        vs = [str(v) for v in (variables if variables is not None else model.nodes())]
-        if hasattr(model, "undirected_edges") and hasattr(model, "directed_edges"):
-            d = [(str(a), str(b)) for a, b in model.directed_edges]
-            seen = set()
-            u = []
-            for a, b in model.undirected_edges:
-                key = frozenset((str(a), str(b)))
-                if key not in seen:
-                    seen.add(key)
-                    u.append((str(a), str(b)))
-            return cls.from_edges(vs, d, u)
-        return cls.from_edges(vs, [(str(a), str(b)) for a, b in model.edges()])
+        return graph_io.from_pgmpy(cls, model, variables)
 
     @classmethod
     def from_causallearn(cls, graph: Any, variables: Sequence[str]) -> CausalGraph:
-        """From a causal-learn ``GeneralGraph`` or its endpoint matrix ``G.graph``.
-
-        causal-learn encodes ``i -> j`` as ``M[j, i] = 1, M[i, j] = -1`` and
-        ``i - j`` as ``M[i, j] = M[j, i] = -1``. A bidirected ``i <-> j``
-        (``M[i, j] = M[j, i] = 1``, which PC may emit for conflicting
-        orientations) becomes undirected here.
-        """
-        M = np.asarray(getattr(graph, "graph", graph))
-        n = len(variables)
-        if M.shape != (n, n):
-            raise DataValidationError(
-                f"CausalGraph.from_causallearn: matrix shape {M.shape} does not match {n} variables."
-            )
-        d, u = [], []
-        for i in range(n):
-            for j in range(i + 1, n):
-                a, b = M[i, j], M[j, i]
-                if a == 0 and b == 0:
-                    continue
-                if a == -1 and b == 1:
-                    d.append((i, j))
-                elif a == 1 and b == -1:
-                    d.append((j, i))
-                else:
-                    u.append((i, j))
-        return cls([[v] for v in variables], d, u)
+        """From a causal-learn ``GeneralGraph`` or its endpoint matrix ``G.graph``
+        (see :func:`framework.graph_io.from_causallearn`)."""
+        return graph_io.from_causallearn(cls, graph, variables)
 
     def to_causallearn_matrix(self, variables: Sequence[str] | None = None) -> np.ndarray:
         """causal-learn's endpoint matrix for a singleton graph (see :meth:`from_causallearn`)."""
-        g = self if self.is_singleton else self.expand()
-        vs = list(variables) if variables is not None else g.variables
-        pos = {v: k for k, v in enumerate(vs)}
-        M = np.zeros((len(vs), len(vs)), dtype=int)
-        for i, j in g.directed:
-            a, b = pos[g.label(i)], pos[g.label(j)]
-            M[a, b], M[b, a] = -1, 1
-        for e in g.undirected:
-            i, j = sorted(e)
-            a, b = pos[g.label(i)], pos[g.label(j)]
-            M[a, b] = M[b, a] = -1
-        return M
+        return graph_io.to_causallearn_matrix(self, variables)
 
     def to_dot(self) -> str:
         """Graphviz DOT text; clusters with several variables are drawn as boxes."""
-        lines = ["digraph G {", "  node [shape=ellipse];"]
-        for i, c in enumerate(self.clusters):
-            shape = " shape=box" if len(c) > 1 else ""
-            lines.append(f'  n{i} [label="{self.label(i)}"{shape}];')
-        for i, j in sorted(self.directed):
-            lines.append(f"  n{i} -> n{j};")
-        for e in sorted(tuple(sorted(e)) for e in self.undirected):
-            lines.append(f"  n{e[0]} -> n{e[1]} [dir=none];")
-        lines.append("}")
-        return "\n".join(lines)
+        return graph_io.to_dot(self)

@@ -1,0 +1,192 @@
+"""Conversions of :class:`~framework.graph.CausalGraph` to and from other libraries' types.
+
+networkx, pgmpy (DAG/PDAG), causal-learn (GeneralGraph / endpoint matrix), adjacency
+matrices and DOT. ``CausalGraph``'s ``to_*`` / ``from_*`` methods delegate here; the
+``to_*`` functions take a graph, the ``from_*`` ones the class to build (so this
+module does not import :mod:`framework.graph`, which imports it).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from .errors import DataValidationError
+
+
+def natural_key(s: str) -> list:
+    """Sort key that orders ``x2`` before ``x10``."""
+    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", s)]
+
+
+def to_networkx(g):
+    """``nx.DiGraph`` over node labels; undirected edges appear in both directions.
+
+    Node attribute ``variables`` holds each cluster's variable set; edge
+    attribute ``undirected`` is True for the two halves of an undirected edge.
+    """
+    import networkx as nx
+
+    out = nx.DiGraph()
+    for i, c in enumerate(g.clusters):
+        out.add_node(g.label(i), variables=c)
+    for i, j in g.directed:
+        out.add_edge(g.label(i), g.label(j), undirected=False)
+    for e in g.undirected:
+        i, j = sorted(e)
+        out.add_edge(g.label(i), g.label(j), undirected=True)
+        out.add_edge(g.label(j), g.label(i), undirected=True)
+    return out
+
+
+def from_networkx(cls, nxg) -> Any:
+    """From a ``nx.DiGraph`` (a pair of opposite edges = undirected) or ``nx.Graph``.
+
+    Node attribute ``variables`` (a set of names) makes a cluster node;
+    otherwise the node name is the variable.
+    """
+    import networkx as nx
+
+    nodes = list(nxg.nodes)
+    clusters = [nxg.nodes[v].get("variables", {str(v)}) for v in nodes]
+    idx = {v: i for i, v in enumerate(nodes)}
+    d, u = [], []
+    if not isinstance(nxg, nx.DiGraph):
+        u = [(idx[a], idx[b]) for a, b in nxg.edges]
+    else:
+        for a, b in nxg.edges:
+            if nxg.has_edge(b, a):
+                if idx[a] < idx[b]:
+                    u.append((idx[a], idx[b]))
+            else:
+                d.append((idx[a], idx[b]))
+    return cls(clusters, d, u)
+
+
+def to_adjacency(g, variables: Sequence[str] | None = None) -> np.ndarray:
+    """Adjacency matrix of a singleton graph: ``A[i, j] = 1`` for i -> j, both 1 for i - j."""
+    g = g if g.is_singleton else g.expand()
+    vs = list(variables) if variables is not None else g.variables
+    pos = {v: k for k, v in enumerate(vs)}
+    A = np.zeros((len(vs), len(vs)), dtype=np.int8)
+    for i, j in g.directed:
+        A[pos[g.label(i)], pos[g.label(j)]] = 1
+    for e in g.undirected:
+        i, j = sorted(e)
+        A[pos[g.label(i)], pos[g.label(j)]] = A[pos[g.label(j)], pos[g.label(i)]] = 1
+    return A
+
+
+def from_adjacency(cls, A: Any, variables: Sequence[str]) -> Any:
+    """From ``A[i, j] != 0`` meaning i -> j; both directions set means undirected."""
+    A = np.asarray(A) != 0
+    n = len(variables)
+    if A.shape != (n, n):
+        raise DataValidationError(
+            f"CausalGraph.from_adjacency: matrix shape {A.shape} does not match {n} variables."
+        )
+    d, u = [], []
+    for i in range(n):
+        for j in range(n):
+            if i != j and A[i, j]:
+                if A[j, i]:
+                    if i < j:
+                        u.append((i, j))
+                else:
+                    d.append((i, j))
+    return cls([[v] for v in variables], d, u)
+
+
+def to_pgmpy(g):
+    """A pgmpy ``DAG`` (all edges directed) or ``PDAG`` (some undirected); singleton graphs only."""
+    from pgmpy.base import DAG, PDAG
+
+    g = g if g.is_singleton else g.expand()
+    d = sorted(g.edge_names())
+    if g.is_dag:
+        dag = DAG()
+        dag.add_nodes_from(g.variables)
+        dag.add_edges_from(d)
+        return dag
+    und = sorted(tuple(sorted(e, key=natural_key)) for e in g.undirected_names())
+    pdag = PDAG(directed_ebunch=d, undirected_ebunch=und)
+    pdag.add_nodes_from(g.variables)
+    return pdag
+
+
+def from_pgmpy(cls, model, variables: Sequence[str] | None = None) -> Any:
+    """From a pgmpy DAG, PDAG or Bayesian network."""
+    vs = [str(v) for v in (variables if variables is not None else model.nodes())]
+    if hasattr(model, "undirected_edges") and hasattr(model, "directed_edges"):
+        d = [(str(a), str(b)) for a, b in model.directed_edges]
+        seen = set()
+        u = []
+        for a, b in model.undirected_edges:
+            key = frozenset((str(a), str(b)))
+            if key not in seen:
+                seen.add(key)
+                u.append((str(a), str(b)))
+        return cls.from_edges(vs, d, u)
+    return cls.from_edges(vs, [(str(a), str(b)) for a, b in model.edges()])
+
+
+def from_causallearn(cls, graph: Any, variables: Sequence[str]) -> Any:
+    """From a causal-learn ``GeneralGraph`` or its endpoint matrix ``G.graph``.
+
+    causal-learn encodes ``i -> j`` as ``M[j, i] = 1, M[i, j] = -1`` and
+    ``i - j`` as ``M[i, j] = M[j, i] = -1``. A bidirected ``i <-> j``
+    (``M[i, j] = M[j, i] = 1``, which PC may emit for conflicting
+    orientations) becomes undirected here.
+    """
+    M = np.asarray(getattr(graph, "graph", graph))
+    n = len(variables)
+    if M.shape != (n, n):
+        raise DataValidationError(
+            f"CausalGraph.from_causallearn: matrix shape {M.shape} does not match {n} variables."
+        )
+    d, u = [], []
+    for i in range(n):
+        for j in range(i + 1, n):
+            a, b = M[i, j], M[j, i]
+            if a == 0 and b == 0:
+                continue
+            if a == -1 and b == 1:
+                d.append((i, j))
+            elif a == 1 and b == -1:
+                d.append((j, i))
+            else:
+                u.append((i, j))
+    return cls([[v] for v in variables], d, u)
+
+
+def to_causallearn_matrix(g, variables: Sequence[str] | None = None) -> np.ndarray:
+    """causal-learn's endpoint matrix for a singleton graph (see :meth:`from_causallearn`)."""
+    g = g if g.is_singleton else g.expand()
+    vs = list(variables) if variables is not None else g.variables
+    pos = {v: k for k, v in enumerate(vs)}
+    M = np.zeros((len(vs), len(vs)), dtype=int)
+    for i, j in g.directed:
+        a, b = pos[g.label(i)], pos[g.label(j)]
+        M[a, b], M[b, a] = -1, 1
+    for e in g.undirected:
+        i, j = sorted(e)
+        a, b = pos[g.label(i)], pos[g.label(j)]
+        M[a, b] = M[b, a] = -1
+    return M
+
+
+def to_dot(g) -> str:
+    """Graphviz DOT text; clusters with several variables are drawn as boxes."""
+    lines = ["digraph G {", "  node [shape=ellipse];"]
+    for i, c in enumerate(g.clusters):
+        shape = " shape=box" if len(c) > 1 else ""
+        lines.append(f'  n{i} [label="{g.label(i)}"{shape}];')
+    for i, j in sorted(g.directed):
+        lines.append(f"  n{i} -> n{j};")
+    for e in sorted(tuple(sorted(e)) for e in g.undirected):
+        lines.append(f"  n{e[0]} -> n{e[1]} [dir=none];")
+    lines.append("}")
+    return "\n".join(lines)
