@@ -7,13 +7,13 @@ new Dataset.
 
 from __future__ import annotations
 
-import csv
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from . import readers
 from .errors import DataValidationError
 
 __all__ = ["Dataset", "as_dataset"]
@@ -76,48 +76,8 @@ class Dataset:
     ) -> None:
         if isinstance(X, Dataset):
             raise DataValidationError("Dataset(X): X is already a Dataset; use it as it is.")
-        try:
-            arr = np.asarray(X)
-        except Exception as exc:  # ragged lists and the like
-            raise DataValidationError(f"Dataset(X): X could not be read as an array: {exc}") from None
-        if arr.ndim == 1:
-            raise DataValidationError(
-                f"Expected a 2-D array (n_samples x n_variables), got a 1-D array of length "
-                f"{arr.shape[0]} instead. Reshape with X.reshape(-1, 1) for one variable "
-                "or X.reshape(1, -1) for one sample."
-            )
-        if arr.ndim != 2:
-            raise DataValidationError(
-                f"Expected a 2-D array (n_samples x n_variables), got {arr.ndim} dimensions "
-                f"(shape {arr.shape}) instead."
-            )
-        if arr.dtype == bool:
-            arr = arr.astype(np.float64)
-        if not (np.issubdtype(arr.dtype, np.number)):
-            try:
-                arr = arr.astype(np.float64)
-            except (TypeError, ValueError):
-                raise DataValidationError(
-                    f"Dataset(X): values must be numeric, got dtype {arr.dtype}. "
-                    "Encode categorical columns as integers first."
-                ) from None
-        if np.iscomplexobj(arr):
-            raise DataValidationError("Dataset(X): complex values are not allowed; use real numbers.")
-        arr = arr.astype(np.float64, copy=False)
+        arr = readers.as_matrix(X)
         n, d = arr.shape
-        if n == 0 or d == 0:
-            raise DataValidationError(
-                f"Dataset(X): X must have at least one sample and one variable, got shape {arr.shape}."
-            )
-        bad = ~np.isfinite(arr)
-        if bad.any():
-            rows, cols = np.nonzero(bad)
-            kind = "NaN" if np.isnan(arr[rows[0], cols[0]]) else "inf"
-            raise DataValidationError(
-                f"Dataset(X): X contains {int(bad.sum())} non-finite value(s) "
-                f"(first: {kind} at row {rows[0]}, column {cols[0]}). "
-                "Only finite numbers are allowed: impute or drop them first."
-            )
         if names is None:
             names = [f"x{j}" for j in range(d)]
         names = tuple(str(s) for s in names)
@@ -319,40 +279,7 @@ class Dataset:
         columns : sequence of str, optional
             Keep only these variables (in this order).
         """
-        path = Path(path)
-        if not path.is_file():
-            raise DataValidationError(f"CSV file not found: {path}")
-        with path.open(newline="") as fh:
-            reader = csv.reader(fh)
-            try:
-                header = [h.strip() for h in next(reader)]
-            except StopIteration:
-                raise DataValidationError(f"CSV file {path} is empty.") from None
-            rows = [r for r in reader if r]
-        if target is not None and target not in header:
-            raise DataValidationError(
-                f"Target column {target!r} is not in {path.name}; columns are {header}."
-            )
-        keep = [h for h in header if h != target] if columns is None else list(columns)
-        missing = [c for c in keep if c not in header]
-        if missing:
-            raise DataValidationError(f"Columns {missing} are not in {path.name}; columns are {header}.")
-        idx = [header.index(h) for h in keep]
-        try:
-            X = np.array([[float(r[i]) for i in idx] for r in rows], dtype=np.float64)
-        except (ValueError, IndexError) as exc:
-            raise DataValidationError(f"CSV file {path.name}: non-numeric or missing value ({exc}).") from None
-        y = None
-        if target is not None:
-            t = header.index(target)
-            raw = [r[t] for r in rows]
-            try:
-                y = np.array([float(v) for v in raw])
-                if np.all(y == np.round(y)):
-                    y = y.astype(np.int64)
-            except ValueError:
-                y = np.array(raw)
-        return cls(X.reshape(len(rows), len(idx)), names=keep, target=y, discrete=discrete, name=path.stem)
+        return readers.read_csv(cls, path, target, discrete, columns)
 
     @classmethod
     def from_pandas(cls, frame: Any, target: str | None = None, discrete: Any = None) -> Dataset:
@@ -360,35 +287,11 @@ class Dataset:
 
         Categorical and boolean columns are encoded as integer codes and marked discrete.
         """
-        cols = [c for c in frame.columns if c != target]
-        values = []
-        disc: list[bool] = []
-        for c in cols:
-            s = frame[c]
-            if str(s.dtype) in ("category", "object", "bool", "string", "str"):
-                values.append(s.astype("category").cat.codes.to_numpy(dtype=np.float64))
-                disc.append(True)
-            else:
-                v = s.to_numpy(dtype=np.float64)
-                values.append(v)
-                disc.append(bool(np.all(np.isfinite(v)) and np.all(v == np.round(v))))
-        X = np.column_stack(values) if values else np.empty((len(frame), 0))
-        y = frame[target].to_numpy() if target is not None else None
-        return cls(X, names=[str(c) for c in cols], target=y, discrete=disc if discrete is None else discrete)
+        return readers.from_pandas(cls, frame, target, discrete)
 
     def to_pandas(self, categorical: bool = True):
         """A pandas DataFrame; discrete columns become categoricals when *categorical*."""
-        import pandas as pd
-
-        data = {}
-        for j, name in enumerate(self.names):
-            col = self.X[:, j]
-            if self.discrete[j]:
-                col = col.astype(np.int64)
-                data[name] = pd.Categorical(col) if categorical else col
-            else:
-                data[name] = col
-        return pd.DataFrame(data)
+        return readers.to_pandas(self, categorical)
 
     # -- transformations ----------------------------------------------------
     def _replace(self, **changes: Any) -> Dataset:

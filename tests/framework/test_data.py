@@ -104,3 +104,20 @@ def test_transformations():
     assert ds.take([0, 2]).target.tolist() == [0, 0]
     z = ds.standardized().X
     assert np.allclose(z.mean(axis=0), 0) and np.allclose(z.std(axis=0), 1)
+
+
+def test_csv_text_column_is_named_in_one_line_without_its_values(tmp_path):
+    path = tmp_path / "d.csv"
+    path.write_text("a,colour,b\n1,2,3\n4,secret-red,6\n")
+    with pytest.raises(DataValidationError) as err:
+        Dataset.from_csv(path)
+    msg = str(err.value)
+    assert "'colour'" in msg and "non-numeric" in msg and "data row 2" in msg
+    assert "\n" not in msg and "secret" not in msg and "red" not in msg
+    assert Dataset.from_csv(path, columns=["a", "b"]).X.tolist() == [[1.0, 3.0], [4.0, 6.0]]
+    path.write_text("a,b\n1,\n")
+    with pytest.raises(DataValidationError, match="column 'b' has an empty value at data row 1"):
+        Dataset.from_csv(path)
+    path.write_text("a,b\n1,2\n3\n")
+    with pytest.raises(DataValidationError, match="data row 2 has 1 values for 2 columns"):
+        Dataset.from_csv(path)
