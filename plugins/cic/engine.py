@@ -136,7 +136,7 @@ class CICEngine:
 
     def __init__(self, X: np.ndarray, discrete: bool, k: int = 5, alphabet: int = 2, knn: str = "ksg",
                  f1: float = 2.0) -> None:
-        from ._kernels import log_stirling2_row
+        from ._kernels import log_stirling2_row, pairwise_mi_matrix
 
         self.n, self.d = X.shape
         self.discrete = discrete
@@ -146,11 +146,7 @@ class CICEngine:
         if discrete:
             self.ent = DiscreteEntropies(X)
             self.cards = self.ent.cards.astype(float)
-            h1 = np.array([self.ent.H((j,)) for j in range(self.d)])
-            self.pmi = np.zeros((self.d, self.d))
-            for i in range(self.d):
-                for j in range(i + 1, self.d):
-                    self.pmi[i, j] = self.pmi[j, i] = h1[i] + h1[j] - self.ent.H((i, j))
+            self.pmi = pairwise_mi_matrix(self.ent.codes, self.ent.cards)
         else:
             self.Z = prepare_continuous(X)
             self.cards = np.full(self.d, float(alphabet))
@@ -163,18 +159,28 @@ class CICEngine:
 
     # -- information terms ------------------------------------------------------
     def pairwise_mi(self, i: int, j: int) -> float:
+        return self.pairwise_mi_sum((i,), (j,))
+
+    def pairwise_mi_sum(self, C: Idx, P: Idx) -> float:
+        """Sum of I(X_i; X_j) over i in C, j in P, in one kernel call; continuous pairs not yet
+        estimated are estimated first, all in one batched kernel call."""
+        from ._kernels import block_sum
+
+        c, p = np.asarray(C, dtype=np.int64), np.asarray(P, dtype=np.int64)
         if self.pmi is None:
             self.pmi = np.full((self.d, self.d), np.nan)
-        v = self.pmi[i, j]
-        if np.isnan(v):
-            from ._knn import knn_mutual_information
-
+        miss = np.argwhere(np.isnan(self.pmi[np.ix_(c, p)])) if not self.discrete else ()
+        if len(miss):
+            pairs = np.column_stack([c[miss[:, 0]], p[miss[:, 1]]])
             if self.kl is not None:
-                v = self.kl.mi((i,), (j,))
+                vals = [self.kl.mi((int(i),), (int(j),)) for i, j in pairs]
             else:
-                v = knn_mutual_information(self.Z[:, [i]], self.Z[:, [j]], self.k)
-            self.pmi[i, j] = self.pmi[j, i] = v
-        return float(v)
+                from ._knn import knn_pairwise_mi
+
+                vals = knn_pairwise_mi(self.Z, pairs, self.k)
+            for (i, j), v in zip(pairs, vals):
+                self.pmi[i, j] = self.pmi[j, i] = v
+        return float(block_sum(self.pmi, c, p))
 
     def tc(self, C: Idx) -> float:
         """Total correlation of the variables of C."""
@@ -214,7 +220,7 @@ class CICEngine:
         val = self.tc(C)
         if P:
             val += self.mi(C, P)
-            val -= sum(self.pairwise_mi(i, j) for i in C for j in P)
+            val -= self.pairwise_mi_sum(C, P)
         return val
 
     def parameters(self, C: Idx, P: Idx) -> float:
