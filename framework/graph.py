@@ -339,8 +339,13 @@ class CausalGraph:
 
     @classmethod
     def from_causallearn(cls, graph: Any, variables: Sequence[str]) -> CausalGraph:
-        """From a causal-learn ``GeneralGraph`` or its endpoint matrix ``G.graph``
-        (see :func:`framework.graph_io.from_causallearn`)."""
+        """From a causal-learn ``GeneralGraph`` or its endpoint matrix ``G.graph``.
+
+        causal-learn encodes ``i -> j`` as ``M[j, i] = 1, M[i, j] = -1`` and
+        ``i - j`` as ``M[i, j] = M[j, i] = -1``. A bidirected ``i <-> j``
+        (``M[i, j] = M[j, i] = 1``, which PC may emit for conflicting
+        orientations) becomes undirected here.
+        """
         return graph_io.from_causallearn(cls, graph, variables)
 
     def to_causallearn_matrix(self, variables: Sequence[str] | None = None) -> np.ndarray:

@@ -69,30 +69,13 @@ class CafeDBSCAN(Partitioner):
     (whether the refinement ran) and, in automatic mode, ``auto`` (the candidate
     table: eps, min_points, tau, k, bic_gain and, for the kept ones, disco).
 
-    Refinement (ours, :func:`plugins.cafe_dbscan._core.refine`), on the same
-    epsilon-neighbourhoods: points with fewer neighbours than a quarter of the
-    clustered points' median become noise (the threshold is raised, up to half
-    the median, to the 0.99 quantile of the neighbour count of the uniform
-    background noise, whose rate a two-component Poisson mixture on all
-    neighbour counts estimates); every other point moves to the
-    cluster (its own or a neighbour's) under whose effect-state distribution
-    the states of its neighbourhood are most likely, repeated until stable
-    (boundaries between touching clusters then follow P(Y|X), not the
-    expansion order, and dense unclassified points next to a cluster join it);
-    clusters below ``min_points`` are dissolved; touching clusters whose
-    effect-state counts a G-test cannot tell apart (p > 0.001) are merged.
-
-    Automatic mode (ours; the paper tunes by hand): candidates are
-    ``min_points`` in {20, 30, 50, 80} (at most n / 10), ``eps`` = the 0.2,
-    0.35 and 0.5 quantiles of the ``min_points``-distance, ``tau`` in
-    {0.2, ..., 0.5}; each candidate is refined. DISCO alone, computed on the
-    points, prefers merging touching clusters (they are density-connected),
-    which is exactly what CAFE DBSCAN must not do; so candidates are first
-    filtered by how well their clusters explain the effect states (BIC gain of
-    P(Y | cluster) over P(Y), relative to H(Y); those within 3% of the best are
-    kept), and DISCO (``min_points=10``, through the registry) picks among
-    them. The design was chosen on simulator seeds 100-104; the benchmark
-    reports seeds 0-4.
+    Refinement (ours, :func:`plugins.cafe_dbscan._core.refine`): sparse points become
+    noise, dense points move to the most likely neighbouring cluster, small clusters are
+    dissolved and touching clusters a G-test cannot tell apart are merged. Automatic mode
+    (ours): ``min_points`` in {20, 30, 50, 80}, ``eps`` at the 0.2, 0.35 and 0.5 quantiles
+    of the ``min_points``-distance, ``tau`` in {0.2, ..., 0.5}; candidates within 3% of the
+    best BIC gain of P(Y | cluster) are kept and DISCO picks among them. The method page
+    (docs/plugins/cafe_dbscan.md) gives the reasons and the measurements.
 
     References
     ----------
