@@ -154,3 +154,37 @@ def test_run_with_data_option_stores_wall_and_startup(toys, tmp_path):
     assert all(r["seconds"] >= r["startup_s"] >= 0 for r in rows)
     res = CliRunner().invoke(main, ["run", str(tmp_path / "p.yaml"), "--data", "toy_source:nn=3", "--no-store"])
     assert res.exit_code == 1 and "'nn'" in res.output
+
+
+def test_graphs_with_undirected_edges_are_named_pdags():
+    from framework import CausalGraph
+    from framework.pipeline import describe_output
+
+    cpdag = CausalGraph.from_edges(["a", "b", "c"], undirected=[("a", "b"), ("b", "c")])
+    assert describe_output(cpdag) == "PDAG (2 undirected of 2 edges): edges a - b, b - c"
+    assert repr(cpdag) == "CausalGraph(PDAG: 3 nodes, 0 directed, 2 undirected)"
+    dag = CausalGraph.from_edges(["a", "b"], [("a", "b")])
+    assert describe_output(dag) == "edges a -> b" and repr(dag).startswith("CausalGraph(DAG:")
+
+
+def test_feature_selection_prints_features_and_granularities():
+    from framework.pipeline import describe_output
+
+    part = Partition([2, 0, 2, 1], axis="variables", names=list("abcd"), selected=[2, 1])
+    assert describe_output(part) == ("selected 2 of 4 features (best first, granularity in brackets): "
+                                     "c [2], b [0]; 3 granularities in all")
+
+
+def test_the_ground_floor_has_no_cycle():
+    """roles imports neither the registry nor the test kit, even lazily (scorer names resolve in the
+    registry, default examples in the test kit)."""
+    import ast
+    from pathlib import Path
+
+    import framework.roles
+
+    tree = ast.parse(Path(framework.roles.__file__).read_text())
+    names = {n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+    names |= {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    assert names and not [m for m in names if m.split(".")[0] in ("registry", "testing", "pipeline")
+                          or "framework." in m], names
