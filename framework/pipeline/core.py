@@ -236,10 +236,6 @@ class Pipeline:
             out.append(p._replace(name=self.name + "[" + ",".join(f"{k}={v}" for k, v in combo.items()) + "]"))
         return out
 
-    def validate(self) -> None:
-        """Validation happens once, when the pipeline is built; kept for callers that ask again."""
-        self._check_steps()
-
     # -- running ------------------------------------------------------------------
     def run(
         self,

@@ -56,11 +56,6 @@ class StepRecord:
     def params_hash(self) -> str:
         return params_hash(self.params)
 
-    @property
-    def seconds(self) -> float:
-        """The wall-clock time (``wall_s``), under its former name."""
-        return self.wall_s
-
 
 @dataclass
 class PipelineResult:

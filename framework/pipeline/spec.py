@@ -11,6 +11,7 @@ that key in YAML and Python alike.
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -178,8 +179,10 @@ def parse_step(raw: Any, index: int | None = None) -> Step:
     if len(kinds) != 1:
         unknown = [k for k in raw if k not in _all_keys()]
         if unknown and not kinds:
-            msg = unknown_key_message(unknown[0], list(STEP_KINDS), "a step's kind key is one of; it")
-            raise PipelineError(f"Invalid pipeline: {where}: {msg}")
+            close = difflib.get_close_matches(str(unknown[0]), list(STEP_KINDS), n=1, cutoff=0.6)
+            hint = f" Did you mean {close[0]!r}?" if close else ""
+            raise PipelineError(f"Invalid pipeline: {where}: unknown key {unknown[0]!r}; a step has one of the "
+                                f"kind keys {', '.join(STEP_KINDS)}.{hint}")
         raise PipelineError(f"Invalid pipeline: {where}: a step needs exactly one of "
                             f"{', '.join(STEP_KINDS)}; got {kinds or 'none'}.")
     cls = STEP_KINDS[kinds[0]]
@@ -240,8 +243,7 @@ class SearchStep(Step):
         return {self.init} if self.init else set()
 
     def check(self, ctx: CheckContext) -> Produced:
-        cls = type(ctx.create(self.search, self.params, Role.SEARCHER))
-        assert issubclass(cls, Searcher)
+        cls: type[Searcher] = type(ctx.create(self.search, self.params, Role.SEARCHER))  # role checked
         if self.scorer is not None:
             if not cls.uses_scorer:
                 raise PipelineError(f"{ctx.where}: {cls.name} does not use a scorer.")

@@ -76,8 +76,7 @@ def format_records(records: Sequence[Mapping[str, Any]]) -> str:
     for r in records:
         label = r["plugin"] or r["kind"]
         status = "" if r["status"] == "done" else f"  [{r['status']}: {r['error']}]"
-        wall = r.get("wall_s", r.get("seconds")) or 0.0
-        lines.append(f"  {r['step']:<{w_step}}  {label:<{w_plugin}}  {wall:8.3f}  {r.get('startup_s') or 0.0:9.3f}"
+        lines.append(f"  {r['step']:<{w_step}}  {label:<{w_plugin}}  {r['wall_s']:8.3f}  {r['startup_s']:9.3f}"
                      + status)
     described = [r for r in records if r.get("output")]
     if described:
