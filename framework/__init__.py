@@ -22,13 +22,23 @@ from .graph import CausalGraph
 from .hookspecs import hookimpl
 from .params import Params
 from .partition import Partition
-from .roles import DataSource, Evaluation, Evaluator, Partitioner, Plugin, Scorer, Searcher
+from .roles import (
+    DataSource,
+    DecomposableScorer,
+    Evaluation,
+    Evaluator,
+    Partitioner,
+    Plugin,
+    Role,
+    Scorer,
+    Searcher,
+)
 
 __version__ = "0.1.0"
 
 __all__ = [
     "Dataset", "Partition", "CausalGraph", "Evaluation", "registry", "hookimpl", "Params",
-    "Plugin", "Partitioner", "Scorer", "Searcher", "Evaluator", "DataSource", "as_dataset",
+    "Plugin", "Partitioner", "Scorer", "DecomposableScorer", "Searcher", "Role", "Evaluator", "DataSource", "as_dataset",
     "Pipeline", "MacrocauseError", "PluginError", "PluginNotFoundError", "PluginLoadError",
     "DuplicatePluginError", "ConfigError", "DataValidationError", "PipelineError", "__version__",
 ]

@@ -94,40 +94,35 @@ def describe(name: str) -> None:
             click.echo(f"      {p['description']}")
 
 
-def _parse_sets(values: tuple[str, ...]) -> dict[str, object]:
-    import yaml
-
-    out: dict[str, object] = {}
-    for item in values:
-        key, eq, val = item.partition("=")
-        if not eq:
-            raise click.BadParameter(f"{item!r}: use step_id.param=value", param_hint="--set")
-        out[key.strip()] = yaml.safe_load(val)
-    return out
-
-
 @main.command()
 @click.argument("pipeline", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--data", "data", default=None, metavar="SOURCE[:k=v,...]",
+              help="Run on this data source (e.g. discrete_bn:n_variables=6,n_samples=1000), "
+              "in place of the pipeline's 'data'.")
 @click.option("--store", "store_path", default="macrocause-results.db", show_default=True,
               help="SQLite results store.")
 @click.option("--no-store", is_flag=True, help="Do not store the run.")
 @click.option("--seed", type=int, default=None, help="Override the pipeline's seed.")
 @click.option("--set", "sets", multiple=True, metavar="STEP.PARAM=VALUE", help="Override a parameter.")
-def run(pipeline: Path, store_path: str, no_store: bool, seed: int | None, sets: tuple[str, ...]) -> None:
+def run(pipeline: Path, data: str | None, store_path: str, no_store: bool, seed: int | None,
+        sets: tuple[str, ...]) -> None:
     """Run one pipeline; print its results side by side and store the run."""
     from .compare import Task, run_task
-    from .pipeline import Pipeline
+    from .pipeline import NO_DATA, Pipeline, data_option
+    from .pipeline.yaml_io import parse_sets
     from .store import ResultStore
 
     pipe = Pipeline.from_yaml(pipeline)
     if sets:
-        pipe = pipe.with_overrides(_parse_sets(sets))
+        pipe = pipe.with_overrides(parse_sets(sets))
     if seed is not None:
         pipe = pipe.with_seed(seed)
+    if data is not None:
+        pipe = pipe.with_data(data_option(data))
     if pipe.sweep:
         raise MacrocauseError("This pipeline has a 'sweep': run it with `macrocause compare` on a grid.")
     if pipe.data is None:
-        raise MacrocauseError(f"{pipeline}: the pipeline has no 'data' section.")
+        raise MacrocauseError(f"{pipeline}: {NO_DATA}.")
     task = Task(pipe.to_dict(), str(pipe.base) if pipe.base else None)
     click.echo(f"Running {pipe.name} on {pipe.data.label()} (seed {pipe.seed}) ...", err=True)
     outcome = run_task(task)
@@ -144,35 +139,9 @@ def run(pipeline: Path, store_path: str, no_store: bool, seed: int | None, sets:
 
 
 def _print_outcome(outcome) -> None:
-    click.echo("\nsteps:")
-    w_step = max(len(r["step"]) for r in outcome.records)
-    w_plugin = max(len(r["plugin"] or r["kind"]) for r in outcome.records)
-    for r in outcome.records:
-        label = r["plugin"] or r["kind"]
-        status = "" if r["status"] == "done" else f"  [{r['status']}: {r['error']}]"
-        click.echo(f"  {r['step']:<{w_step}}  {label:<{w_plugin}}  {r['seconds'] or 0:8.3f} s{status}")
-    described = [r for r in outcome.records if r.get("output")]
-    if described:
-        click.echo("\noutputs:")
-        for r in described:
-            click.echo(f"  {r['step']:<{w_step}}  {r['output']}")
-    evals: dict[str, dict[str, float]] = {}
-    for r in outcome.records:
-        if r["kind"] == "evaluate" and r["status"] == "done":
-            evals.setdefault(r["on"], {}).update(r["metrics"])
-    if not evals:
-        return
-    methods = list(evals)
-    metrics = sorted({m for v in evals.values() for m in v})
-    w = max(12, *(len(m) for m in methods))
-    click.echo("\nresults:")
-    wm = max(16, *(len(m) + 2 for m in metrics))
-    click.echo(f"  {'metric':<{wm}}" + "".join(f"{m:>{w + 2}}" for m in methods))
-    for metric in metrics:
-        cells = "".join(
-            f"{evals[m][metric]:>{w + 2}.4g}" if metric in evals[m] else f"{'':>{w + 2}}" for m in methods
-        )
-        click.echo(f"  {metric:<{wm}}{cells}")
+    from .pipeline.summary import format_records
+
+    click.echo(format_records(outcome.records))
 
 
 @main.command()

@@ -28,7 +28,10 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from .errors import PipelineError
 from .execution import Executor, iter_unordered, progress_bar
-from .pipeline import DataSpec, Pipeline, StepRecord, _fmt_validation, _read_yaml_source, _yaml_load
+from .pipeline import DataSpec, Pipeline, StepRecord
+from .pipeline.yaml_io import format_validation_error as _fmt_validation
+from .pipeline.yaml_io import load_yaml as _yaml_load
+from .pipeline.yaml_io import read_yaml_source as _read_yaml_source
 from .store import ResultStore
 
 __all__ = ["Grid", "Task", "run_task", "compare", "report_table", "write_report"]

@@ -335,9 +335,40 @@ class Dataset:
             discrete=[*self.discrete, discrete],
         )
 
-    def with_truth(self, **truth: Any) -> Dataset:
-        """A new Dataset with ground truth entries added."""
-        return self._replace(truth={**self.truth, **truth})
+    def with_partition(self, partition: Any, name: str, noise: str = "state") -> Dataset:
+        """A new Dataset with a sample partition as one more discrete variable (a macro-variable).
+
+        Parameters
+        ----------
+        partition : Partition
+            A partition of the samples of this dataset.
+        name : str
+            Name of the new variable.
+        noise : {"state", "drop", "error"}
+            What the noise samples (label -1) become: one more state of the variable,
+            labelled -1 (``"state"``, the default), removed from the data (``"drop"``,
+            with the target; the ground truth is dropped as it no longer fits), or a
+            :class:`DataValidationError` (``"error"``).
+        """
+        from .partition import Partition
+
+        if not isinstance(partition, Partition) or partition.axis != "samples":
+            raise DataValidationError(f"with_partition: {name!r} needs a partition of the samples, got {partition!r}.")
+        if len(partition) != self.n_samples:
+            raise DataValidationError(
+                f"with_partition: the partition has {len(partition)} labels for {self.n_samples} samples."
+            )
+        if noise not in ("state", "drop", "error"):
+            raise DataValidationError(f"with_partition: noise must be 'state', 'drop' or 'error', got {noise!r}.")
+        n_noise = int(partition.noise.sum())
+        if noise == "error" and n_noise:
+            raise DataValidationError(
+                f"with_partition: {n_noise} samples are noise (-1); use noise='state' or 'drop' to keep or drop them."
+            )
+        new = self.with_column(name, partition.labels, discrete=True)
+        if noise == "drop" and n_noise:
+            new = new.take(~partition.noise)
+        return new
 
     def standardized(self) -> Dataset:
         """Columns z-scored (population std; a constant column is only centred)."""

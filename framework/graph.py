@@ -292,7 +292,8 @@ class CausalGraph:
         return hash(self.canonical())
 
     def __repr__(self) -> str:
-        kind = "DAG" if self.is_singleton else "cluster graph"
+        kind = ("DAG" if not self.undirected else "PDAG") if self.is_singleton else (
+            "cluster DAG" if not self.undirected else "cluster PDAG")
         return (
             f"CausalGraph({kind}: {self.n_nodes} nodes, {len(self.directed)} directed, "
             f"{len(self.undirected)} undirected)"

@@ -30,15 +30,21 @@ class Partition:
     names : sequence of str, optional
         Variable names, for ``axis="variables"``; lets :attr:`cluster_names`
         return name sets.
+    selected : array-like of int, optional
+        For a feature selection (a partition of the variables): the indices of the
+        chosen features, best first. Given here or as ``info["selected"]``; both
+        then hold the same read-only array.
 
     Examples
     --------
     >>> p = Partition([0, 0, 1, -1])
     >>> p.n_clusters, p.noise.tolist()
     (2, [False, False, False, True])
+    >>> Partition([0, 1, 0], axis="variables", selected=[2, 0]).info["selected"].tolist()
+    [2, 0]
     """
 
-    __slots__ = ("labels", "axis", "info", "names")
+    __slots__ = ("labels", "axis", "info", "names", "selected")
 
     def __init__(
         self,
@@ -46,6 +52,7 @@ class Partition:
         axis: Axis = "samples",
         info: Mapping[str, Any] | None = None,
         names: Sequence[str] | None = None,
+        selected: Any = None,
     ) -> None:
         if axis not in ("samples", "variables"):
             raise DataValidationError(
@@ -75,10 +82,17 @@ class Partition:
                 raise DataValidationError(
                     f"Partition: got {len(names)} names for {lab.size} labels."
                 )
+        info = dict(info) if info else {}
+        if selected is None:
+            selected = info.get("selected")
+        if selected is not None:
+            selected = _selection(selected, axis, lab.size)
+            info["selected"] = selected
         self.labels = lab
         self.axis: Axis = axis
-        self.info: dict[str, Any] = dict(info) if info else {}
+        self.info: dict[str, Any] = info
         self.names = names
+        self.selected: np.ndarray | None = selected
 
     def __len__(self) -> int:
         return int(self.labels.size)
@@ -115,7 +129,8 @@ class Partition:
         """The same partition with labels 0..k-1 in order of first appearance; noise stays -1."""
         from .numeric import compact_labels
 
-        return Partition(compact_labels(self.labels), axis=self.axis, info=self.info, names=self.names)
+        return Partition(compact_labels(self.labels), axis=self.axis, info=self.info, names=self.names,
+                         selected=self.selected)
 
     def same_clustering(self, other: Partition) -> bool:
         """True when both partitions group items identically (labels up to renaming)."""
@@ -137,4 +152,20 @@ class Partition:
         return f"Partition({len(self)} {self.axis}, {self.n_clusters} clusters{extra})"
 
     def __reduce__(self):
-        return (Partition, (self.labels, self.axis, self.info, self.names))
+        return (Partition, (self.labels, self.axis, self.info, self.names, self.selected))
+
+
+def _selection(selected: Any, axis: str, n: int) -> np.ndarray:
+    """Selected feature indices as a read-only int array, checked against the *n* variables."""
+    if axis != "variables":
+        raise DataValidationError("Partition: 'selected' lists features: it needs axis='variables'.")
+    sel = np.asarray(selected)
+    if sel.ndim != 1 or (sel.size and not np.issubdtype(sel.dtype, np.integer)):
+        raise DataValidationError(f"Partition: 'selected' must be 1-D feature indices, got {sel.dtype} {sel.shape}.")
+    sel = np.array(sel, dtype=np.int64, copy=True)
+    if sel.size and (sel.min() < 0 or sel.max() >= n):
+        raise DataValidationError(f"Partition: 'selected' indices must lie in [0, {n}); got {sel.tolist()}.")
+    if np.unique(sel).size != sel.size:
+        raise DataValidationError(f"Partition: 'selected' lists a feature twice: {sel.tolist()}.")
+    sel.setflags(write=False)
+    return sel

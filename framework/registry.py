@@ -31,11 +31,11 @@ import pluggy
 
 from . import hookspecs
 from .errors import DuplicatePluginError, PluginError, PluginNotFoundError
-from .roles import ROLES, DataSource, Plugin
+from .roles import DataSource, Plugin, Role, set_name_resolver
 
 __all__ = [
     "PluginRecord", "Unavailable", "Registry", "get_registry", "reset",
-    "create", "get", "names", "records", "unavailable", "data_sources", "load_data",
+    "create", "get", "names", "records", "unavailable", "load_data",
 ]
 
 ENTRY_POINT_GROUP = "macrocause"
@@ -125,7 +125,7 @@ class Registry:
             name = getattr(cls, "name", None)
             if not isinstance(name, str) or not name:
                 raise PluginError(f"plugin {origin!r}: class {cls.__qualname__} has no 'name'.")
-            if cls.role not in (*ROLES, "data"):
+            if cls.role not in tuple(Role):
                 raise PluginError(f"plugin {origin!r}: class {cls.__qualname__} has no known role.")
             other = self._records.get(name) or new.get(name)
             if other is not None:
@@ -154,10 +154,10 @@ class Registry:
 
     # -- queries -------------------------------------------------------------
     def records(self, role: str | None = None) -> list[PluginRecord]:
-        if role is not None and role not in (*ROLES, "data"):
-            raise PluginError(f"Unknown role {role!r}; choose one of {', '.join((*ROLES, 'data'))}.")
+        if role is not None and role not in tuple(Role):
+            raise PluginError(f"Unknown role {role!r}; choose one of {', '.join(Role)}.")
         return sorted(
-            (r for r in self._records.values() if (r.role == role if role else r.role != "data")),
+            (r for r in self._records.values() if (r.role == role if role else r.role != Role.DATA)),
             key=lambda r: (r.role, r.name),
         )
 
@@ -239,9 +239,7 @@ def unavailable() -> list[Unavailable]:
     return get_registry().unavailable()
 
 
-def data_sources() -> list[str]:
-    """Names of the registered data sources."""
-    return get_registry().names("data")
+set_name_resolver(create)
 
 
 def load_data(source: str, **params: Any):

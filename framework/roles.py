@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import inspect
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any, ClassVar, Literal
 
 import numpy as np
@@ -23,11 +24,37 @@ from .params import Params, validate_params
 from .partition import Partition
 
 __all__ = [
-    "Plugin", "Partitioner", "Scorer", "Searcher", "Evaluator", "DataSource",
-    "Evaluation", "Example", "ROLES",
+    "Plugin", "Partitioner", "Scorer", "DecomposableScorer", "Searcher", "Evaluator", "DataSource",
+    "Evaluation", "Example", "Role", "ROLES", "set_name_resolver",
 ]
 
-ROLES = ("partitioner", "scorer", "searcher", "evaluator")
+
+class Role(StrEnum):
+    """The role a plugin plays; the values are the role names of ``registry.names(role=...)``."""
+
+    PARTITIONER = "partitioner"
+    SCORER = "scorer"
+    SEARCHER = "searcher"
+    EVALUATOR = "evaluator"
+    DATA = "data"
+
+
+ROLES = (Role.PARTITIONER, Role.SCORER, Role.SEARCHER, Role.EVALUATOR)  # the method roles (no data sources)
+
+_resolve: Callable[[str], Plugin] | None = None
+
+
+def set_name_resolver(resolve: Callable[[str], Plugin] | None) -> None:
+    """Install how a plugin name given to a verb (``search(ds, scorer="cic")``) becomes a
+    plugin; the registry installs ``registry.create``, so roles know nothing of it."""
+    global _resolve
+    _resolve = resolve
+
+
+def _by_name(name: str, who: str) -> Plugin:
+    if _resolve is None:
+        raise ConfigError(f"{who}: cannot resolve the plugin name {name!r}: import framework.registry first.")
+    return _resolve(name)
 
 
 @dataclass(frozen=True)
@@ -80,7 +107,7 @@ class Plugin(ABC):
     """
 
     name: ClassVar[str]
-    role: ClassVar[str]
+    role: ClassVar[Role]
     Params: ClassVar[type[Params]] = Params
     paper: ClassVar[str | None] = None
 
@@ -122,12 +149,11 @@ class Plugin(ABC):
         return (_rebuild_plugin, (type(self), self.params.model_dump(exclude_unset=True)))
 
     @classmethod
-    def example(cls) -> Example:
-        """A small input this plugin runs on in well under a second (override when the default
-        of :func:`framework.testing.default_example` does not fit the plugin)."""
-        from .testing.examples import default_example
-
-        return default_example(cls)
+    def example(cls) -> Example | None:
+        """A small input this plugin runs on in well under a second, for the conformance checks;
+        None (the default) lets the test kit pick one by role
+        (:func:`framework.testing.examples.example_of`)."""
+        return None
 
     def _check_data(self, data: Any) -> Dataset:
         ds = as_dataset(data, self.name)
@@ -146,7 +172,7 @@ class Partitioner(Plugin):
     """Learns a partition of the samples (``axis="samples"``) or of the variables
     (``axis="variables"``) of a dataset."""
 
-    role: ClassVar[str] = "partitioner"
+    role: ClassVar[Role] = Role.PARTITIONER
     axis: ClassVar[Literal["samples", "variables"]] = "samples"
     needs_target: ClassVar[bool] = False
 
@@ -172,14 +198,9 @@ class Partitioner(Plugin):
 
 
 class Scorer(Plugin):
-    """Rates a causal graph against data; higher is better.
+    """Rates a causal graph against data; higher is better."""
 
-    Decomposable scorers implement :meth:`_local_score`; :meth:`score` then sums
-    it over the nodes of the graph.
-    """
-
-    role: ClassVar[str] = "scorer"
-    decomposable: ClassVar[bool] = True
+    role: ClassVar[Role] = Role.SCORER
 
     def score(self, data: Dataset | Any, graph: CausalGraph) -> float:
         """Score of a graph whose edges are all directed."""
@@ -187,21 +208,9 @@ class Scorer(Plugin):
         self._check_graph(ds, graph)
         return float(self._score(ds, graph))
 
-    def local_score(
-        self, data: Dataset | Any, cluster: Sequence[str] | frozenset[str], parents: Sequence[Sequence[str]]
-    ) -> float:
-        """Score contribution of one node (a cluster of variables) given its parent clusters."""
-        ds = self._check_data(data)
-        return float(self._local_score(ds, frozenset(cluster), [frozenset(p) for p in parents]))
-
+    @abstractmethod
     def _score(self, data: Dataset, graph: CausalGraph) -> float:
-        return sum(
-            self._local_score(data, graph.clusters[i], [graph.clusters[p] for p in graph.parents(i)])
-            for i in range(graph.n_nodes)
-        )
-
-    def _local_score(self, data: Dataset, cluster: frozenset[str], parents: list[frozenset[str]]) -> float:
-        raise NotImplementedError(f"{self.name} is not decomposable")
+        """Score of a validated, fully directed graph."""
 
     def _check_graph(self, data: Dataset, graph: CausalGraph) -> None:
         if not isinstance(graph, CausalGraph):
@@ -218,13 +227,51 @@ class Scorer(Plugin):
             )
 
 
+class DecomposableScorer(Scorer):
+    """A scorer whose score is a sum of local scores, one per node (a cluster of variables) given
+    its parent clusters, plus :meth:`structure_score` (0 unless overridden).
+
+    Subclasses implement :meth:`_local_score`. Searchers that climb one edge at a time
+    (``cic_greedy``, ``greedy_dag``) accept any DecomposableScorer: after a move they
+    re-score only the nodes whose parents changed.
+    """
+
+    def local_score(
+        self, data: Dataset | Any, cluster: Sequence[str] | frozenset[str], parents: Sequence[Sequence[str]]
+    ) -> float:
+        """Score contribution of one node (a cluster of variables) given its parent clusters."""
+        ds = self._check_data(data)
+        return float(self._local_score(ds, frozenset(cluster), [frozenset(p) for p in parents]))
+
+    @abstractmethod
+    def _local_score(self, data: Dataset, cluster: frozenset[str], parents: list[frozenset[str]]) -> float:
+        """Local score of *cluster* given its *parents* on validated data."""
+
+    def structure_score(self, data: Dataset, graph: CausalGraph) -> float:
+        """The part of the score that depends on the whole graph (e.g. a code length of the partition)."""
+        return 0.0
+
+    def _score(self, data: Dataset, graph: CausalGraph) -> float:
+        local = sum(
+            self._local_score(data, graph.clusters[i], [graph.clusters[p] for p in graph.parents(i)])
+            for i in range(graph.n_nodes)
+        )
+        return local + self.structure_score(data, graph)
+
+
 class Searcher(Plugin):
     """Finds a causal graph from data, usually by asking a :class:`Scorer`."""
 
-    role: ClassVar[str] = "searcher"
+    role: ClassVar[Role] = Role.SEARCHER
     default_scorer: ClassVar[str | None] = None
     uses_scorer: ClassVar[bool] = False
-    uses_init: ClassVar[bool] = False
+    init_accepts: ClassVar[tuple[Literal["variables", "graph"], ...]] = ()
+    uses_init: ClassVar[bool] = False  # older flag: True means init_accepts = ("variables", "graph")
+
+    @classmethod
+    def init_kinds(cls) -> tuple[str, ...]:
+        """What ``init`` may be: ``"variables"`` (a partition of the variables) and/or ``"graph"``."""
+        return cls.init_accepts or (("variables", "graph") if cls.uses_init else ())
 
     def search(
         self,
@@ -240,11 +287,16 @@ class Searcher(Plugin):
         if scorer is None and self.default_scorer is not None:
             scorer = self.default_scorer
         if isinstance(scorer, str):
-            from . import registry
-
-            scorer = registry.create(scorer)
+            scorer = _by_name(scorer, self.name)
             if not isinstance(scorer, Scorer):
                 raise ConfigError(f"{self.name}: {scorer.name!r} is a {scorer.role}, not a scorer.")
+        kinds = self.init_kinds()
+        if init is not None and not kinds:
+            raise ConfigError(f"{self.name} does not take an initial partition or graph.")
+        if init is not None and ("graph" if isinstance(init, CausalGraph) else "variables") not in kinds:
+            wanted = " or ".join("a CausalGraph" if k == "graph" else "a partition of variables" for k in kinds)
+            got = f"a {init.axis} partition" if isinstance(init, Partition) else type(init).__name__
+            raise DataValidationError(f"{self.name}: init must be {wanted}, got {got}.")
         if isinstance(init, Partition):
             if init.axis != "variables":
                 raise DataValidationError(
@@ -256,8 +308,6 @@ class Searcher(Plugin):
                 )
             if init.names is None:
                 init = Partition(init.labels, axis="variables", info=init.info, names=ds.names)
-        if init is not None and not self.uses_init:
-            raise ConfigError(f"{self.name} does not take an initial partition or graph.")
         graph = self._search(ds, scorer, init)
         if not isinstance(graph, CausalGraph):
             raise RuntimeError(f"{self.name} returned {type(graph).__name__}, not a CausalGraph (a bug).")
@@ -271,7 +321,7 @@ class Searcher(Plugin):
 class Evaluator(Plugin):
     """Rates a result (partition or graph), with or without ground truth."""
 
-    role: ClassVar[str] = "evaluator"
+    role: ClassVar[Role] = Role.EVALUATOR
     accepts: ClassVar[tuple[str, ...]] = ("partition",)
     needs_truth: ClassVar[bool] = False
     higher_is_better: ClassVar[bool] = True
@@ -322,7 +372,7 @@ class Evaluator(Plugin):
 class DataSource(Plugin):
     """Loads or simulates a :class:`Dataset` (with ground truth where known)."""
 
-    role: ClassVar[str] = "data"
+    role: ClassVar[Role] = Role.DATA
 
     def load(self) -> Dataset:
         """Return the dataset described by this source's parameters."""

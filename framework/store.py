@@ -42,6 +42,7 @@ CREATE TABLE IF NOT EXISTS runs (
     seed INTEGER,
     metrics TEXT NOT NULL,
     seconds REAL,
+    startup_s REAL,
     peak_mb REAL,
     versions TEXT,
     status TEXT NOT NULL CHECK (status IN ('done', 'failed', 'timeout')),
@@ -54,7 +55,7 @@ CREATE INDEX IF NOT EXISTS runs_key ON runs (run_key);
 _COLUMNS = (
     "run_key", "grid", "pipeline", "step", "kind", "plugin", "on_step", "method", "params",
     "params_hash", "source", "source_params", "data_label", "seed", "metrics", "seconds",
-    "peak_mb", "versions", "status", "error", "created",
+    "startup_s", "peak_mb", "versions", "status", "error", "created",
 )
 
 
@@ -88,6 +89,8 @@ class ResultStore:
         try:
             self._conn = sqlite3.connect(self.path, isolation_level=None, timeout=30)
             self._conn.executescript(_SCHEMA)
+            if "startup_s" not in {r[1] for r in self._conn.execute("PRAGMA table_info(runs)")}:
+                self._conn.execute("ALTER TABLE runs ADD COLUMN startup_s REAL")  # stores made before it
         except sqlite3.DatabaseError as exc:
             raise MacrocauseError(f"{self.path} is not a macrocause results store: {exc}") from None
 
@@ -128,8 +131,8 @@ class ResultStore:
                 r.get("method"), json.dumps(params, sort_keys=True, default=str),
                 r.get("params_hash") or _hash(params), source,
                 json.dumps(source_params or {}, sort_keys=True, default=str), data_label, seed,
-                json.dumps(r.get("metrics") or {}, sort_keys=True), r.get("seconds"),
-                r.get("peak_mb"), versions, r.get("status", "done"), r.get("error"), now,
+                json.dumps(r.get("metrics") or {}, sort_keys=True), r.get("wall_s", r.get("seconds")),
+                r.get("startup_s"), r.get("peak_mb"), versions, r.get("status", "done"), r.get("error"), now,
             ))
         if not rows:
             raise MacrocauseError(f"run {run_key}: nothing to store.")

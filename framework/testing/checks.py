@@ -22,19 +22,20 @@ from ..errors import ConfigError, DataValidationError
 from ..graph import CausalGraph
 from ..partition import Partition
 from ..roles import DataSource, Evaluation, Evaluator, Partitioner, Plugin, Scorer, Searcher
+from .examples import example_of
 
 __all__ = ["parametrize_with_checks", "run_verb"]
 
 
 def _instance(plugin: Plugin | type[Plugin]) -> Plugin:
     if isinstance(plugin, type):
-        return plugin(**plugin.example().params)
+        return plugin(**example_of(plugin).params)
     return plugin
 
 
 def run_verb(plugin: Plugin, data: Any = None) -> Any:
     """Run the plugin's verb on its example (or on *data* in place of the example's data)."""
-    ex = type(plugin).example()
+    ex = example_of(type(plugin))
     ds = ex.data if data is None else data
     if isinstance(plugin, Partitioner):
         return plugin.partition(ds)
@@ -111,7 +112,7 @@ def check_deterministic(plugin: Plugin) -> None:
 
 def check_input_not_mutated(plugin: Plugin) -> None:
     """The verb leaves its inputs as they were."""
-    ex = type(plugin).example()
+    ex = example_of(type(plugin))
     before = [copy.deepcopy(x) for x in (ex.data, ex.result, ex.truth)]
     X = np.array(ex.data.X, copy=True)
     if isinstance(plugin, DataSource):
@@ -125,7 +126,7 @@ def check_input_not_mutated(plugin: Plugin) -> None:
 
 def check_output_invariants(plugin: Plugin) -> None:
     """The result has the role's type, shape and bounds."""
-    ex = type(plugin).example()
+    ex = example_of(type(plugin))
     out = run_verb(plugin)
     name = type(plugin).name
     if isinstance(plugin, Partitioner):
@@ -151,7 +152,7 @@ def check_rejects_nan(plugin: Plugin) -> None:
     """NaN in the data is refused with a DataValidationError that says so."""
     if isinstance(plugin, DataSource):
         return
-    X = np.array(type(plugin).example().data.X, dtype=float, copy=True)
+    X = np.array(example_of(type(plugin)).data.X, dtype=float, copy=True)
     X[0, 0] = np.nan
     try:
         run_verb(plugin, data=X)

@@ -34,6 +34,12 @@ def discrete_chain(n: int = 300, seed: int = 0) -> tuple[Dataset, CausalGraph]:
     return Dataset(X, names=names, discrete=True, truth={"graph": truth}), truth
 
 
+def example_of(cls: type) -> Example:
+    """The plugin's own example (:meth:`~framework.roles.Plugin.example`), else the default for its role."""
+    own = cls.example()
+    return own if own is not None else default_example(cls)
+
+
 def default_example(cls: type) -> Example:
     """The default example for a plugin class, chosen by its role."""
     if issubclass(cls, Partitioner):

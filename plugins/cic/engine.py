@@ -374,7 +374,8 @@ def partial_correlation_pvalue(S: np.ndarray, n: int, A: Idx, B: Idx, C: Idx) ->
 
 
 class GenericEngine(_LocalOnlyEngine):
-    """Adapter for any other decomposable Scorer: local scores through its ``_local_score``."""
+    """Adapter for any other :class:`~framework.roles.DecomposableScorer`: local scores through
+    its public ``local_score``."""
 
     def __init__(self, scorer, data) -> None:
         self.scorer, self.data = scorer, data
@@ -400,6 +401,6 @@ class GenericEngine(_LocalOnlyEngine):
         if v is None:
             cl = frozenset(self.names[i] for i in C)
             pa = [frozenset([self.names[i]]) for i in P]
-            v = float(self.scorer._local_score(self.data, cl, pa))
+            v = float(self.scorer.local_score(self.data, cl, pa))
             self._local[key] = v
         return v

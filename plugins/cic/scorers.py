@@ -6,14 +6,15 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from framework import CausalGraph, Dataset, Params, Scorer
+from framework import CausalGraph, Dataset, DecomposableScorer, Params
 from framework.errors import DataValidationError
 
 PAPER = "Niu, Li, Li. Learning Cluster Causal Diagrams: An Information-Theoretic Approach. IJCAI 2022"
 
 
-class _EngineScorer(Scorer):
-    """Shared plumbing: one cached engine per dataset (the last one seen)."""
+class EngineScorer(DecomposableScorer):
+    """A decomposable scorer backed by an index-based engine (:mod:`.engine`), one cached engine
+    per dataset (the last one seen); the searches use the engine directly."""
 
     def engine(self, data: Dataset) -> Any:
         """The cached score engine of this scorer for *data* (built on first use)."""
@@ -66,7 +67,7 @@ class CICParams(Params):
     )
 
 
-class CIC(_EngineScorer):
+class CIC(EngineScorer):
     """Clustering Information Criterion: fit of a cluster DAG by information measures, MDL-penalised.
 
     ``Score = 2N g(G_C) - (log N / 2) C(G_C)`` (Eq. 6) with
@@ -123,7 +124,7 @@ class BICParams(Params):
     )
 
 
-class BIC(_EngineScorer):
+class BIC(EngineScorer):
     """Bayesian Information Criterion (discrete or linear Gaussian) of a DAG or cluster DAG.
 
     For a cluster node, the local score is the sum over its variables of each

@@ -7,19 +7,20 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import Field, model_validator
 
-from framework import CausalGraph, Dataset, Params, Partition, Scorer, Searcher
+from framework import CausalGraph, Dataset, DecomposableScorer, Params, Partition, Scorer, Searcher
 from framework.errors import DataValidationError
 from framework.roles import Example
 
-from .scorers import PAPER
+from .scorers import PAPER, EngineScorer
 
 
 def engine_for(scorer: Scorer, data: Dataset):
-    """The fast engine of our scorers, or a generic adapter around any decomposable Scorer."""
-    if hasattr(scorer, "engine"):
+    """The cached engine of our scorers, or a generic adapter around any other DecomposableScorer."""
+    if isinstance(scorer, EngineScorer):
         return scorer.engine(data)
-    if not scorer.decomposable:
-        raise DataValidationError(f"the search needs a decomposable scorer; {scorer.name} is not.")
+    if not isinstance(scorer, DecomposableScorer):
+        raise DataValidationError(
+            f"the search needs a decomposable scorer (a DecomposableScorer); {scorer.name} is not.")
     from .engine import GenericEngine
 
     return GenericEngine(scorer, data)
@@ -106,7 +107,7 @@ class CICGreedy(Searcher):
     Params = CICGreedyParams
     paper = PAPER
     uses_scorer = True
-    uses_init = True
+    init_accepts = ("variables", "graph")
     default_scorer = "cic"
 
     @classmethod
@@ -231,7 +232,7 @@ class GreedyDAG(Searcher):
     Params = GreedyDAGParams
     paper = "Heckerman, Geiger, Chickering, Machine Learning 1995"
     uses_scorer = True
-    uses_init = True
+    init_accepts = ("graph",)
     default_scorer = "bic"
 
     def run(self, data: Dataset, scorer: Scorer, init: CausalGraph | None = None) -> dict[str, Any]:
@@ -240,7 +241,7 @@ class GreedyDAG(Searcher):
 
         from ._climb import climb_edges
 
-        if isinstance(init, Partition):
+        if isinstance(init, Partition):  # run() is public: search() checks this through init_accepts
             raise DataValidationError("greedy_dag climbs over single variables; init must be a CausalGraph.")
         p = self.params
         eng = engine_for(scorer, data)

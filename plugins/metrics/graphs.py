@@ -162,3 +162,39 @@ class EdgeF1(_GraphMetric):
             p, r, f = _prf(t, len(est), len(true))
             metrics.update({f"{kind}_precision": p, f"{kind}_recall": r, f"{kind}_f1": f})
         return Evaluation(metrics[f"{self.params.kind}_f1"], metrics)
+
+
+class ClusterARI(Evaluator):
+    """Cluster recovery: adjusted Rand index of a graph's clustering of the variables against the truth's.
+
+    Over the variables both graphs share, the clusters of the result and of the truth are
+    two partitions; the value is their ARI (1 = the same clusters, about 0 = no better than
+    chance; a plain DAG, all singletons, scores 0 against any truth with a cluster).
+    ``metrics["clusters_found"]`` is the share of the true clusters of two or more variables
+    that the result holds exactly. Edges are not compared (see ``shd`` and ``edge_f1``).
+
+    References
+    ----------
+    Hubert, Arabie. Comparing partitions. J. Classification 2, 1985.
+    """
+
+    name = "cluster_ari"
+    paper = "Hubert & Arabie, J. Classification 1985"
+    accepts = ("graph",)
+    needs_truth = True
+
+    def _evaluate(self, data: Dataset, result: CausalGraph, truth) -> Evaluation:
+        from sklearn.metrics import adjusted_rand_score
+
+        if not isinstance(truth, CausalGraph):
+            raise DataValidationError(f"{self.name} compares with a true CausalGraph, got {type(truth).__name__}.")
+        keep = sorted(set(result.variables) & set(truth.variables))
+        if not keep:
+            raise DataValidationError(f"{self.name}: the result and the true graph share no variables.")
+        r = [result.cluster_of(v) for v in keep]
+        t = [truth.cluster_of(v) for v in keep]
+        ours = {frozenset(c) & frozenset(keep) for c in result.clusters}
+        multi = [frozenset(c) & frozenset(keep) for c in truth.clusters if len(frozenset(c) & frozenset(keep)) > 1]
+        found = sum(c in ours for c in multi) / len(multi) if multi else 1.0
+        return Evaluation(float(adjusted_rand_score(t, r)), {"clusters_found": float(found),
+                                                              "n_variables": float(len(keep))})

@@ -146,7 +146,8 @@ def test_records_describe_graphs_and_partitions(toys):
     # toy_threshold on column 0; toy_select keeps a, b (of a, b, c, Z); toy_chain links its two clusters
     n1 = int(res.outputs["groups"].labels.sum())
     assert out["groups"] == f"2 clusters of sizes [{30 - n1}, {n1}]"
-    assert out["vars"] == "2 clusters of sizes [2, 2]; selected a, b"
+    # a feature selection prints as one (issue 12 part 3); labels are only selected-vs-rest here
+    assert out["vars"] == "selected 2 of 4 features (best first): a, b"
     assert out["graph"] == "clusters Z,c; a,b; edges a,b -> Z,c"
 
 

@@ -7,13 +7,13 @@ from framework import (
     ConfigError,
     Dataset,
     DataValidationError,
+    DecomposableScorer,
     Evaluation,
     Partition,
-    Scorer,
 )
 
 
-class CountScorer(Scorer):
+class CountScorer(DecomposableScorer):
     """Minus the number of parent variables of each node."""
 
     name = "count_scorer"

@@ -122,3 +122,21 @@ def test_data_sources_ship_truth():
     assert abs(np.corrcoef(x[:, 0], x[:, 2])[0, 1]) < 0.03  # pairwise independent: unfaithful DAG
     ds = registry.create("cic_scenario", scenario=3, n=300).load()
     assert ds.n_samples == 300 and ds.names[-1] == "X8"
+
+
+def test_greedy_dag_rejects_a_variable_partition_init_before_any_compute():
+    """greedy_dag declares init_accepts = ("graph",): a pipeline giving it a variable partition fails
+    at validation, before data is loaded or any step runs."""
+    from framework import PipelineError
+    from framework.pipeline import Pipeline
+
+    with pytest.raises(PipelineError, match="greedy_dag takes as 'init' a graph, but 'groups' gives a "
+                                            "partition of variables"):
+        Pipeline.from_yaml("data: {source: cic_scenario, params: {n: 50}}\nsteps:\n"
+                           "  - {id: groups, partition: correlation_clusters}\n"
+                           "  - {id: g, search: greedy_dag, init: groups}\n")
+    # cic_greedy takes both; a sample partition is refused for both
+    Pipeline.from_yaml("steps:\n  - {id: groups, partition: correlation_clusters}\n"
+                       "  - {id: g, search: cic_greedy, init: groups}\n")
+    with pytest.raises(PipelineError, match="'init: km' must partition variables, but kmeans partitions samples"):
+        Pipeline.from_yaml("steps:\n  - {id: km, partition: kmeans}\n  - {id: g, search: cic_greedy, init: km}\n")

@@ -116,3 +116,18 @@ def test_graph_metrics_need_a_true_graph():
 
     with pytest.raises(DataValidationError, match="rates a graph"):
         registry.create("shd").evaluate(DS, Partition(np.zeros(10, dtype=int)), TRUTH)
+
+
+def test_cluster_ari_hand_computed():
+    """Truth {a,b},{c},{d}; result {a,b,c},{d}. Pairs: sum C(n_ij,2) = C(2,2) = 1; rows C(3,2) = 3;
+    columns C(2,2) = 1; C(4,2) = 6; expected 3*1/6 = 0.5; max (3+1)/2 = 2; ARI = 0.5/1.5 = 1/3.
+    The one true cluster of two or more, {a,b}, is not found."""
+    ds = Dataset(np.zeros((3, 4)), names=list("abcd"))
+    truth = CausalGraph([["a", "b"], ["c"], ["d"]], [(0, 1)])
+    ev = registry.create("cluster_ari").evaluate(ds, CausalGraph([["a", "b", "c"], ["d"]], [(0, 1)]), truth)
+    assert ev.value == pytest.approx(1 / 3)
+    assert ev.metrics["clusters_found"] == 0.0 and ev.metrics["n_variables"] == 4
+    same = registry.create("cluster_ari").evaluate(ds, CausalGraph([["b", "a"], ["d"], ["c"]], []), truth)
+    assert same.value == pytest.approx(1.0) and same.metrics["clusters_found"] == 1.0
+    plain = registry.create("cluster_ari").evaluate(ds, CausalGraph.empty(list("abcd")), truth)
+    assert plain.value == pytest.approx(0.0)

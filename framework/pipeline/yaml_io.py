@@ -1,0 +1,137 @@
+"""YAML in and out of pipelines and grids: reading, ``--set`` overrides, one-line errors.
+
+Public: :func:`read_yaml_source`, :func:`load_yaml`, :func:`format_validation_error`,
+:func:`unknown_key_message`, :func:`parse_sets` (used by ``framework.compare`` and the CLI).
+"""
+
+from __future__ import annotations
+
+import difflib
+import types
+import typing
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from ..errors import PipelineError
+
+__all__ = ["read_yaml_source", "load_yaml", "format_validation_error", "unknown_key_message", "parse_sets"]
+
+
+def read_yaml_source(source: str | Path) -> tuple[str, Path | None, str]:
+    """``(text, folder of the file or None, name for messages)`` of a YAML path or YAML text."""
+    if isinstance(source, Path) or (isinstance(source, str) and "\n" not in source
+                                    and source.endswith((".yaml", ".yml"))):
+        path = Path(source)
+        if not path.is_file():
+            raise PipelineError(f"Pipeline file not found: {path}")
+        return path.read_text(), path.resolve().parent, str(path)
+    return str(source), None, "<text>"
+
+
+def _loader():
+    """A safe YAML loader where only true/false are booleans (YAML 1.1 reads ``on:`` as True)."""
+    import re
+
+    import yaml
+
+    class Loader(yaml.SafeLoader):
+        pass
+
+    Loader.yaml_implicit_resolvers = {
+        k: [(tag, rx) for tag, rx in v if tag != "tag:yaml.org,2002:bool"]
+        for k, v in yaml.SafeLoader.yaml_implicit_resolvers.items()
+    }
+    Loader.add_implicit_resolver(
+        "tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
+    )
+    return Loader
+
+
+def load_yaml(text: str, name: str) -> Any:
+    """Parse YAML *text*; a syntax error becomes a one-line :class:`PipelineError` with its line."""
+    import yaml
+
+    try:
+        return yaml.load(text, Loader=_loader())
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise PipelineError(f"{name}: invalid YAML{at}: {problem}.") from None
+
+
+def parse_sets(values: Iterable[str]) -> dict[str, Any]:
+    """``["step.param=value", ...]`` (values read as YAML) -> ``{"step.param": value}``."""
+    import yaml
+
+    out: dict[str, Any] = {}
+    for item in values:
+        key, eq, val = item.partition("=")
+        if not eq or not key.strip():
+            raise PipelineError(f"{item!r}: use KEY=VALUE (--set STEP_ID.PARAM=VALUE, --data SOURCE:PARAM=VALUE).")
+        out[key.strip()] = yaml.load(val, Loader=_loader())
+    return out
+
+
+def unknown_key_message(key: str, allowed: Iterable[str], what: str) -> str:
+    """``unknown key 'parms'; a partition step takes id, params, partition. Did you mean 'params'?``"""
+    allowed = list(allowed)
+    close = difflib.get_close_matches(str(key), allowed, n=1, cutoff=0.6)
+    hint = f" Did you mean {close[0]!r}?" if close else ""
+    return f"unknown key {key!r}; {what} takes {', '.join(allowed)}.{hint}"
+
+
+def _model_at(model: type[BaseModel] | None, loc: tuple) -> type[BaseModel] | None:
+    """The model class that holds the field at *loc* (through nested models, lists, optionals)."""
+    for part in loc:
+        if model is None or isinstance(part, int):
+            continue
+        field = model.model_fields.get(str(part))
+        if field is None:
+            return None
+        model = _first_model(field.annotation)
+    return model
+
+
+def _first_model(tp: Any) -> type[BaseModel] | None:
+    if isinstance(tp, type) and issubclass(tp, BaseModel):
+        return tp
+    if typing.get_origin(tp) in (typing.Union, types.UnionType, list, tuple):
+        for arg in typing.get_args(tp):
+            found = _first_model(arg)
+            if found is not None:
+                return found
+    return None
+
+
+def format_validation_error(exc: ValidationError, where: str, model: type[BaseModel] | None = None) -> str:
+    """One line from a pydantic error: ``Invalid pipeline: data: unknown key 'sorce'; ...``.
+
+    An unknown key is reported before a missing one (a misspelt key causes both); with
+    *model* (the validated class) the message lists the allowed keys and the close one.
+    """
+    errors = exc.errors()
+    err = next((e for e in errors if e["type"] == "extra_forbidden"), errors[0])
+    loc = tuple(err["loc"])
+    parts = []
+    for j, p in enumerate(loc):
+        if isinstance(p, int) and j > 0 and loc[j - 1] == "steps":
+            parts[-1] = f"step {p + 1}"
+        elif isinstance(p, int):
+            parts[-1] = f"{parts[-1]} {p + 1}" if parts else f"item {p + 1}"
+        else:
+            parts.append(str(p))
+    msg = err["msg"].removeprefix("Value error, ")
+    if err["type"] == "extra_forbidden":
+        holder = _model_at(model, loc[:-1]) if model is not None else None
+        parts = parts[:-1]
+        if holder is not None:
+            label = parts[-1] if parts else where
+            msg = unknown_key_message(loc[-1], list(holder.model_fields), label)
+        else:
+            msg = f"unknown key {loc[-1]!r}"
+    at = ": ".join(parts) if parts else where
+    return f"Invalid {where}: {at}: {msg.rstrip('.')}."
