@@ -326,9 +326,12 @@ class Dataset:
             reader = csv.reader(fh)
             try:
                 header = [h.strip() for h in next(reader)]
+                rows = [r for r in reader if r]
             except StopIteration:
                 raise DataValidationError(f"CSV file {path} is empty.") from None
-            rows = [r for r in reader if r]
+            except (UnicodeDecodeError, csv.Error) as exc:  # the message would quote the file
+                what = "not UTF-8 text" if isinstance(exc, UnicodeDecodeError) else f"not valid CSV (line {reader.line_num})"
+                raise DataValidationError(f"CSV file {path.name} is {what}.") from None
         if target is not None and target not in header:
             raise DataValidationError(
                 f"Target column {target!r} is not in {path.name}; columns are {header}."
@@ -340,8 +343,8 @@ class Dataset:
         idx = [header.index(h) for h in keep]
         try:
             X = np.array([[float(r[i]) for i in idx] for r in rows], dtype=np.float64)
-        except (ValueError, IndexError) as exc:
-            raise DataValidationError(f"CSV file {path.name}: non-numeric or missing value ({exc}).") from None
+        except (ValueError, IndexError):
+            raise DataValidationError(_bad_cell(path, header, idx, rows)) from None
         y = None
         if target is not None:
             t = header.index(target)
@@ -458,3 +461,16 @@ def as_dataset(data: Any, who: str = "this plugin") -> Dataset:
         return Dataset.from_pandas(data)
     return Dataset(data)
 
+
+def _bad_cell(path: Path, header: list[str], idx: list[int], rows: list[list[str]]) -> str:
+    """Where a CSV is not numeric, without quoting the cell (the file's content stays out of
+    errors, logs and the store)."""
+    for r, row in enumerate(rows, start=1):
+        for i in idx:
+            if i >= len(row):
+                return f"CSV file {path.name}: data row {r} has {len(row)} fields; the header has {len(header)}."
+            try:
+                float(row[i])
+            except ValueError:
+                return f"CSV file {path.name}: data row {r}, column {header[i][:40]!r} is not a number."
+    return f"CSV file {path.name}: a value is not a number."
