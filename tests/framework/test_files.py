@@ -79,7 +79,7 @@ def test_bad_csv_error_stays_out_of_the_store(tmp_path):
 
     (tmp_path / "bad.csv").write_text(f"a,b\n1,2\n3,{SECRET}\n4,5\n")
     (tmp_path / "p.yaml").write_text(
-        "data: {source: csv, params: {path: bad.csv}}\nsteps:\n  - {id: k, partition: kmeans}\n"
+        f"data: {{source: csv, params: {{path: '{tmp_path / 'bad.csv'}'}}}}\nsteps:\n  - {{id: k, partition: kmeans}}\n"
     )
     db = tmp_path / "r.db"
     res = CliRunner().invoke(main, ["run", str(tmp_path / "p.yaml"), "--store", str(db)])
