@@ -102,8 +102,8 @@ def _check_number(ann: Any, value: Any, items: bool) -> None:
         raise PydanticCustomError(f"{kind}_items", f"must hold {kind}s only")
     literals = sorted((a[1] for a in arms if isinstance(a, tuple)), key=repr)
     if bad and literals:
-        article = "an" if kind == "int" else "a"
-        raise PydanticCustomError("number_or_literal", f"must be {article} {kind} or one of {literals}")
+        what = "an int" if kind == "int" else "a finite float"
+        raise PydanticCustomError("number_or_literal", f"must be {what} or one of {literals}")
     if bad:
         raise PydanticKnownError(f"{kind}_type")
 
