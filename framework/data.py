@@ -468,9 +468,9 @@ def _bad_cell(path: Path, header: list[str], idx: list[int], rows: list[list[str
     for r, row in enumerate(rows, start=1):
         for i in idx:
             if i >= len(row):
-                return f"CSV file {path.name}: data row {r} has {len(row)} fields; the header has {len(header)}."
+                return f"CSV file {path.name}: missing value: data row {r} has {len(row)} fields, the header {len(header)}."
             try:
                 float(row[i])
             except ValueError:
-                return f"CSV file {path.name}: data row {r}, column {header[i][:40]!r} is not a number."
-    return f"CSV file {path.name}: a value is not a number."
+                return f"CSV file {path.name}: non-numeric value in column {header[i][:40]!r} (data row {r})."
+    return f"CSV file {path.name}: non-numeric or missing value."

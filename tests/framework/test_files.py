@@ -48,9 +48,9 @@ SECRET = "patient-4711-SECRET"
 @pytest.mark.parametrize(
     "content, message",
     [
-        (f"a,b\n1,2\n3,{SECRET}\n", "CSV file bad.csv: data row 2, column 'b' is not a number."),
-        (f"a,b\n1,2\n3\n{SECRET},4\n", "CSV file bad.csv: data row 2 has 1 fields; the header has 2."),
-        (f"a,b\n{SECRET},1\n", "CSV file bad.csv: data row 1, column 'a' is not a number."),
+        (f"a,b\n1,2\n3,{SECRET}\n", "CSV file bad.csv: non-numeric value in column 'b' (data row 2)."),
+        (f"a,b\n1,2\n3\n{SECRET},4\n", "CSV file bad.csv: missing value: data row 2 has 1 fields, the header 2."),
+        (f"a,b\n{SECRET},1\n", "CSV file bad.csv: non-numeric value in column 'a' (data row 1)."),
     ],
 )
 def test_bad_csv_error_names_the_file_not_the_content(tmp_path, content, message):
@@ -88,5 +88,5 @@ def test_bad_csv_error_stays_out_of_the_store(tmp_path):
     with sqlite3.connect(db) as con:  # the failed run is stored, with its error
         errors = [e for (e,) in con.execute("SELECT error FROM runs")]
         dump = "\n".join(con.iterdump())
-    assert errors == ["DataValidationError: CSV file bad.csv: data row 2, column 'b' is not a number."]
+    assert errors == ["DataValidationError: CSV file bad.csv: non-numeric value in column 'b' (data row 2)."]
     assert SECRET not in dump
