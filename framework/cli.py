@@ -33,12 +33,31 @@ class _Group(click.Group):
             ctx.exit(1)
 
 
+def _set_quiet(ctx: click.Context, param: click.Parameter, value: bool) -> None:
+    if value:
+        from .progress import set_quiet
+
+        set_quiet(True)
+
+
+_quiet = click.option("--quiet", "-q", is_flag=True, expose_value=False, callback=_set_quiet,
+                      help="No progress bars (same as MACROCAUSE_QUIET=1).")
+
+
 @click.group(cls=_Group)
 @click.option("--debug", is_flag=True, help="Show full tracebacks on errors.")
 @click.version_option(package_name="macrocause")
 @click.pass_context
 def main(ctx: click.Context, debug: bool) -> None:
-    """macrocause: causal discovery at the level of groups."""
+    """macrocause: causal discovery at the level of groups.
+
+    \b
+    Examples:
+      macrocause plugins --role partitioner    # what is installed
+      macrocause describe dbscan               # a plugin's parameters and paper
+      macrocause run examples/quickstart.yaml  # one pipeline, results side by side
+      macrocause compare examples/grid.yaml && macrocause report
+    """
     ctx.ensure_object(dict)["debug"] = debug
 
 
@@ -47,7 +66,13 @@ def main(ctx: click.Context, debug: bool) -> None:
 @click.option("--role", type=click.Choice(["partitioner", "scorer", "searcher", "evaluator", "data"]),
               default=None, help="Only plugins of this role.")
 def plugins(as_json: bool, role: str | None) -> None:
-    """List every registered plugin: name, role, origin package, summary."""
+    """List every registered plugin: name, role, origin package, summary.
+
+    \b
+    Examples:
+      macrocause plugins
+      macrocause plugins --role evaluator --json
+    """
     from . import registry
 
     recs = registry.records(role) if role else registry.records() + registry.records("data")
@@ -58,8 +83,11 @@ def plugins(as_json: bool, role: str | None) -> None:
         click.echo(json.dumps({"plugins": rows, "unavailable": broken}, indent=2))
         return
     width = max((len(r["name"]) for r in rows), default=4)
-    for r in rows:
-        click.echo(f"{r['name']:<{width}}  {r['role']:<11}  {r['package']}:{r['origin']:<12}  {r['summary']}")
+    origins = [f"{r['package']}:{r['origin']}" for r in rows]
+    w_origin = max((len(o) for o in origins), default=6)
+    click.echo(f"{'name':<{width}}  {'role':<11}  {'origin':<{w_origin}}  summary")
+    for r, origin in zip(rows, origins):
+        click.echo(f"{r['name']:<{width}}  {r['role']:<11}  {origin:<{w_origin}}  {r['summary']}")
     for u in broken:
         click.echo(f"unavailable: {u['origin']} ({u['package']}): {u['reason']}")
 
@@ -67,7 +95,13 @@ def plugins(as_json: bool, role: str | None) -> None:
 @main.command()
 @click.argument("name")
 def describe(name: str) -> None:
-    """Show a plugin's parameters (defaults, bounds, docs) and its paper."""
+    """Show a plugin's parameters (defaults, bounds, docs) and its paper.
+
+    \b
+    Examples:
+      macrocause describe kmeans
+      macrocause describe cafe_dbscan
+    """
     import inspect
 
     from . import registry
@@ -95,6 +129,7 @@ def describe(name: str) -> None:
 
 
 @main.command()
+@_quiet
 @click.argument("pipeline", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--data", "data", default=None, metavar="SOURCE[:k=v,...]",
               help="Run on this data source (e.g. discrete_bn:n_variables=6,n_samples=1000), "
@@ -106,7 +141,14 @@ def describe(name: str) -> None:
 @click.option("--set", "sets", multiple=True, metavar="STEP.PARAM=VALUE", help="Override a parameter.")
 def run(pipeline: Path, data: str | None, store_path: str, no_store: bool, seed: int | None,
         sets: tuple[str, ...]) -> None:
-    """Run one pipeline; print its results side by side and store the run."""
+    """Run one pipeline; print its results side by side and store the run.
+
+    \b
+    Examples:
+      macrocause run examples/quickstart.yaml
+      macrocause run examples/quickstart.yaml --seed 2 --set classes.n_clusters=3 --no-store
+      macrocause run examples/pc_vs_hill_climb.yaml --data discrete_bn:n_variables=6
+    """
     from .compare import Task, run_task
     from .pipeline import NO_DATA, Pipeline, data_option
     from .pipeline.yaml_io import parse_sets
@@ -145,13 +187,20 @@ def _print_outcome(outcome) -> None:
 
 
 @main.command()
+@_quiet
 @click.argument("grid", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--store", "store_path", default="macrocause-results.db", show_default=True)
 @click.option("--executor", type=click.Choice(["local", "dask"]), default="local", show_default=True)
 @click.option("--address", default=None, help="Dask scheduler address (default: a local 2-worker cluster).")
 @click.option("--n-jobs", type=int, default=1, show_default=True, help="Worker processes (local executor).")
 def compare(grid: Path, store_path: str, executor: str, address: str | None, n_jobs: int) -> None:
-    """Run a grid (data sources x pipelines x seeds); runs already stored are skipped."""
+    """Run a grid (data sources x pipelines x seeds); runs already stored are skipped.
+
+    \b
+    Examples:
+      macrocause compare examples/grid.yaml
+      macrocause compare examples/grid.yaml --n-jobs 2 --store grid.db --quiet
+    """
     from .compare import Grid
     from .compare import compare as run_grid
     from .store import ResultStore
@@ -170,7 +219,13 @@ def compare(grid: Path, store_path: str, executor: str, address: str | None, n_j
 @click.option("--out", "out_dir", default=None, type=click.Path(file_okay=False, path_type=Path),
               help="Write report.md, report.csv and one PNG per metric here.")
 def report(store_path: str, out_dir: Path | None) -> None:
-    """Tables (methods x datasets x metrics, mean ± std over seeds) from the store."""
+    """Tables (methods x datasets x metrics, mean ± std over seeds) from the store.
+
+    \b
+    Examples:
+      macrocause report
+      macrocause report --store grid.db --out report/
+    """
     from .compare import format_table, report_table, write_report
     from .store import ResultStore
 

@@ -121,7 +121,10 @@ def parallel_map(
 
 
 def progress_bar(total: int, label: str | None, leave: bool = True):
-    """A tqdm progress bar, shown on a terminal only, and never when *label* is None."""
-    from tqdm.auto import tqdm
+    """A tqdm progress bar, shown on a terminal only (:mod:`framework.progress`), never when
+    quiet or when *label* is None."""
+    from tqdm import tqdm
 
-    return tqdm(total=total, desc=label, disable=True if label is None else None, leave=leave)
+    from .progress import progress
+
+    return tqdm(total=total, disable=True) if label is None else progress(total=total, desc=label, leave=leave, delay=0)

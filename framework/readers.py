@@ -83,9 +83,12 @@ def read_csv(
         reader = csv.reader(fh)
         try:
             header = [h.strip() for h in next(reader)]
+            rows = [r for r in reader if r]
         except StopIteration:
             raise DataValidationError(f"CSV file {path} is empty.") from None
-        rows = [r for r in reader if r]
+        except (UnicodeDecodeError, csv.Error) as exc:  # their messages would quote the file
+            what = "not UTF-8 text" if isinstance(exc, UnicodeDecodeError) else f"not valid CSV (line {reader.line_num})"
+            raise DataValidationError(f"CSV file {path.name} is {what}.") from None
     if target is not None and target not in header:
         raise DataValidationError(
             f"Target column {target!r} is not in {path.name}; columns are {header}."

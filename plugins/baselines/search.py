@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from framework import CausalGraph, Dataset, Params, Searcher
+from framework import CausalGraph, Dataset, Params, Searcher, progress
 from framework.errors import DataValidationError
 
 
@@ -70,7 +70,7 @@ class PC(Searcher):
             warnings.simplefilter("ignore")
             cg = pc(
                 X, alpha=p.alpha, indep_test=self.test_for(data), stable=p.stable,
-                show_progress=False, verbose=False, max_k=p.max_k,
+                show_progress=self.test_for(data) == "kci" and progress.enabled(), verbose=False, max_k=p.max_k,
             )
         return CausalGraph.from_causallearn(cg.G, data.names)
 

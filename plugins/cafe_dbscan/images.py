@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import atexit
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -48,9 +50,11 @@ class ImageFolder(DataSource):
 
     @classmethod
     def example(cls) -> Example:
-        folder = Path(tempfile.gettempdir()) / "macrocause_image_folder_example"
-        if not (folder / "red").is_dir():
-            write_example_images(folder, n_per_state=2, width=8, height=16)
+        # a fresh private folder (mkdtemp: unpredictable name, mode 0700), never a fixed
+        # name in /tmp that someone else could have planted a symlink at
+        folder = Path(tempfile.mkdtemp(prefix="macrocause_images_"))
+        atexit.register(shutil.rmtree, folder, ignore_errors=True)
+        write_example_images(folder, n_per_state=2, width=8, height=16)
         return Example({"path": str(folder), "width": 8, "height": 16}, Dataset(np.zeros((1, 1))))
 
     def _load(self) -> Dataset:

@@ -135,9 +135,8 @@ class CafeDBSCAN(Partitioner):
         return float(eps), int(mu), float(tau)
 
     def _auto(self, data: Dataset, do_refine: bool) -> tuple[float, int, float, np.ndarray, dict]:
-        from tqdm import tqdm
-
         from framework import registry
+        from framework.progress import progress
 
         from ._core import cafe_dbscan_grid, heuristic_eps
 
@@ -150,7 +149,7 @@ class CafeDBSCAN(Partitioner):
         m = len(data.target_states)
         codes = data.target_codes
         rows = []
-        for mu in tqdm(_auto_min_points(data.n_samples), desc="cafe_dbscan auto", disable=None, leave=False):
+        for mu in progress(_auto_min_points(data.n_samples), "cafe_dbscan automatic grid"):
             for q in AUTO_QUANTILES:
                 eps = heuristic_eps(data.X, mu, self.params.metric, q)
                 for tau, labels in zip(AUTO_TAUS, cafe_dbscan_grid(data.X, codes, m, eps, mu, AUTO_TAUS,

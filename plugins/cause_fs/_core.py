@@ -236,13 +236,14 @@ def iterate(st: State, *, max_iter: int, tol: float, max_groups: int, progress: 
     the granularities are re-derived from the W just computed). Returns Eq. (5) after each
     iteration."""
     from threadpoolctl import threadpool_limits
-    from tqdm.auto import tqdm
+
+    from framework.progress import progress as bar
 
     trace: list[float] = []
     # One BLAS thread: the products here are small (n x h, d_m x h) and thread start-up and
     # contention on a shared machine cost more than they save.
     with threadpool_limits(1):
-        steps = tqdm(range(max_iter), desc="cause_fs", disable=None if progress else True, leave=False)
+        steps = bar(range(max_iter), "cause_fs iterations") if progress else range(max_iter)
         _loop(st, trace, steps, tol, max_groups)
     return trace
 

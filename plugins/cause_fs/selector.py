@@ -121,7 +121,7 @@ class CauseFS(Partitioner):
         st = _core.init_state(X, alpha=p.alpha, beta=p.beta, lam=p.lam, k=p.k, h=h, variant=p.variant,
                               max_groups=p.max_granularities, seed=p.seed)
         trace = _core.iterate(st, max_iter=p.max_iter, tol=p.tol, max_groups=p.max_granularities,
-                              progress=n * d > 1e6)
+                              progress=True)
         if p.selection == "greedy":
             from ._subset import greedy_subset
 

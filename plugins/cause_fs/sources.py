@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import atexit
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -36,10 +38,13 @@ class MatFile(DataSource):
     def example(cls) -> Example:
         from scipy.io import savemat
 
-        f = Path(tempfile.gettempdir()) / "macrocause_mat_example.mat"
-        if not f.is_file():
-            rng = np.random.default_rng(0)
-            savemat(f, {"X": rng.random((12, 4)), "Y": np.repeat([1, 2], 6)[:, None]})
+        # a fresh private folder (mkdtemp: unpredictable name, mode 0700), never a fixed
+        # name in /tmp that someone else could have planted a symlink at
+        folder = Path(tempfile.mkdtemp(prefix="macrocause_mat_"))
+        atexit.register(shutil.rmtree, folder, ignore_errors=True)
+        f = folder / "example.mat"
+        rng = np.random.default_rng(0)
+        savemat(f, {"X": rng.random((12, 4)), "Y": np.repeat([1, 2], 6)[:, None]})
         return Example({"path": str(f)}, Dataset(np.zeros((1, 1))))
 
     def _load(self) -> Dataset:

@@ -122,7 +122,7 @@ class CLIC(Partitioner):
             )
 
     def _partition(self, data: Dataset) -> Partition:
-        from tqdm import tqdm
+        from framework.progress import progress
 
         from . import _kernels as K
         from .hsic import cluster_bandwidths
@@ -154,7 +154,7 @@ class CLIC(Partitioner):
         logp = K.all_cluster_logp(scal, counts)
         objective.append(float(-logp.sum()))
         if m > 1:
-            for it in tqdm(range(1, p.max_iter + 1), desc="clic", disable=None, leave=False):
+            for it in progress(range(1, p.max_iter + 1), "clic iterations"):
                 if p.stop == "independent" and np.all(logp > np.log(p.alpha)):
                     it -= 1
                     break

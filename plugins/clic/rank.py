@@ -14,6 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from framework.progress import progress
+
 
 def neighbour_bandwidths(X: np.ndarray, n_neighbors: int = 10) -> np.ndarray:
     """Per-variable RBF bandwidths by the paper's neighbourhood rule.
@@ -160,7 +162,7 @@ def estimate_rank(
 
 def _split_ranks(grams, d, n, lo, hi):
     ranks = []
-    for a, b in splits(d):
+    for a, b in progress(splits(d), "kernel rank splits"):
         KA = grams[a[0]].copy()
         for j in a[1:]:
             KA *= grams[j]

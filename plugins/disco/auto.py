@@ -10,6 +10,7 @@ from pydantic import Field
 
 from framework import Dataset, Params, Partition, Partitioner
 from framework.errors import ConfigError, DataValidationError
+from framework.progress import progress
 
 EPS_QUANTILES = (0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.98, 0.995)
 MIN_CLUSTER_SIZES = (5, 10, 15, 25, 40, 60, 100)
@@ -104,7 +105,7 @@ class DiscoAuto(Partitioner):
         prepared = prepare(data.X, self.params.min_points)
         records: list[dict[str, Any]] = []
         best: tuple[float, int, Partition] | None = None
-        for i, params in enumerate(points):
+        for i, params in enumerate(progress(points, f"disco_auto grid ({cls.name})")):
             try:
                 part = cls(**params).partition(data)
             except (CfgErr, DataValidationError):

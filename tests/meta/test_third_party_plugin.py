@@ -2,19 +2,34 @@
 
 import json
 import os
+import re
+import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
+
+import pytest
+
+from framework import ConfigError, DataValidationError
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO / "docs" / "examples" / "macrocause-hello"
 
 
+def _tree(root: Path) -> set[Path]:
+    return {p.relative_to(root) for p in root.rglob("*")}
+
+
 def test_installed_example_plugin_is_listed_and_runs(tmp_path):
+    before = _tree(EXAMPLE)
+    # built from a copy: a build leaves build/ and *.egg-info next to the sources
+    src = tmp_path / "src"
+    shutil.copytree(EXAMPLE, src, ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"))
     target = tmp_path / "site"
     pip = subprocess.run(
         [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation",
-         "--target", str(target), str(EXAMPLE)],
+         "--target", str(target), str(src)],
         capture_output=True, text=True,
     )
     assert pip.returncode == 0, pip.stderr
@@ -31,5 +46,42 @@ def test_installed_example_plugin_is_listed_and_runs(tmp_path):
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
     assert run.stdout.strip() == "[0, 0, 1, 1]", run.stderr
     tests = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                            str(EXAMPLE / "tests")], capture_output=True, text=True, env=env, cwd=tmp_path)
+                            str(src / "tests")], capture_output=True, text=True, env=env, cwd=tmp_path)
     assert tests.returncode == 0, tests.stdout[-2000:]
+    assert _tree(EXAMPLE) == before  # nothing written into docs/examples
+
+
+GUIDE = REPO / "docs" / "writing-a-plugin.md"
+_BLOCK = re.compile(r"```(?:python|toml)\n# (\S+)\n(.*?)```", re.S)
+
+
+def _code_lines(text: str) -> list[str]:
+    """Lines of code without comments or blank lines (the guide annotates the shipped files)."""
+    lines = (re.sub(r"\s+# .*$", "", line).rstrip() for line in text.splitlines())
+    return [line for line in lines if line and not line.lstrip().startswith("# ")]
+
+
+def _guide_files() -> dict[str, str]:
+    return {path: body for path, body in _BLOCK.findall(GUIDE.read_text())}
+
+
+def test_the_guide_shows_the_shipped_files_whole():
+    files = _guide_files()
+    assert set(files) == {"macrocause_hello/bins.py", "macrocause_hello/__init__.py", "pyproject.toml"}
+    for path, body in files.items():
+        assert _code_lines(body) == _code_lines((EXAMPLE / path).read_text()), path
+    toml = tomllib.loads(files["pyproject.toml"])
+    assert {"build-system", "project"} <= set(toml)
+    assert toml["project"]["entry-points"]["macrocause"] == {"hello": "macrocause_hello"}
+
+
+def test_the_guide_snippet_checks_its_input():
+    namespace: dict = {}
+    exec(compile(_guide_files()["macrocause_hello/bins.py"], str(GUIDE), "exec"), namespace)
+    bins = namespace["QuantileBins"]
+    assert bins().partition([[1.0], [2.0], [3.0], [4.0]]).labels.tolist() == [0, 0, 1, 1]
+    with pytest.raises(DataValidationError) as err:  # was an IndexError inside NumPy
+        bins(variable=3).partition([[1.0, 5.0], [2.0, 6.0]])
+    assert str(err.value) == "quantile_bins: variable 3 does not exist; the data has 2 variables."
+    with pytest.raises(ConfigError, match=r"^The 'n_bins' parameter of quantile_bins must be >= 2\. Got 1 instead\.$"):
+        bins(n_bins=1)

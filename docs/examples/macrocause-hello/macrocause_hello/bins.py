@@ -3,7 +3,7 @@
 import numpy as np
 from pydantic import Field
 
-from framework import Dataset, Params, Partition, Partitioner
+from framework import Dataset, DataValidationError, Params, Partition, Partitioner
 
 
 class QuantileBinsParams(Params):
@@ -21,7 +21,7 @@ class QuantileBins(Partitioner):
     def check_data(self, data: Dataset) -> None:
         data.check(self.name, min_samples=self.params.n_bins)
         if self.params.variable >= data.n_variables:
-            raise ValueError(
+            raise DataValidationError(
                 f"quantile_bins: variable {self.params.variable} does not exist; "
                 f"the data has {data.n_variables} variables."
             )
