@@ -31,7 +31,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from .errors import PipelineError
 from .execution import Executor, iter_unordered, progress_bar
@@ -41,13 +41,13 @@ from .store import ResultStore, provenance, run_key
 __all__ = ["Grid", "Task", "run_task", "compare", "report_table", "write_report", "atomic_folder"]
 
 
-def _once(values: list[Any], what: str) -> None:
+def _once(values: list[Any]) -> None:
     """Reject a list with a repeated entry, naming both positions."""
     seen: dict[str, int] = {}
     for i, v in enumerate(values, 1):
         text = json.dumps(v, sort_keys=True, default=str)
         if text in seen:
-            raise ValueError(f"{what} {seen[text]} and {i} are the same ({v!r}); list each once")
+            raise ValueError(f"entries {seen[text]} and {i} are the same ({v!r}); list each once")
         seen[text] = i
 
 
@@ -74,19 +74,20 @@ class Grid(BaseModel):
             return list(range(v))
         if not v:
             raise ValueError("give at least one seed")
-        _once(v, "seeds")
+        _once(v)
         return v
 
     @field_validator("pipelines")
     @classmethod
     def _pipelines(cls, v):
-        _once(v, "pipelines")
+        _once(v)
         return v
 
-    @model_validator(mode="after")
-    def _data(self):
-        _once([d.model_dump(exclude_defaults=True) for d in self.data], "data entries")
-        return self
+    @field_validator("data")
+    @classmethod
+    def _data(cls, v):
+        _once([d.model_dump(exclude_defaults=True) for d in v])
+        return v
 
     @classmethod
     def from_yaml(cls, source: str | Path) -> tuple[Grid, Path | None]:
