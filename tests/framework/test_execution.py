@@ -123,3 +123,18 @@ def test_peak_memory_is_the_steps_own():
     assert 30 < m.peak_mb < 40
     assert idle.peak_mb < 2 < 128 < rss_mb()
     del big
+
+
+def test_a_task_that_kills_its_dask_workers_is_failed_and_the_rest_runs(monkeypatch):
+    pytest.importorskip("distributed")
+    import dask
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([here, os.environ.get("PYTHONPATH", "")]))
+    with dask.config.set({"distributed.scheduler.allowed-failures": 0}):
+        got = dict(iter_unordered(square_or_die, range(5), executor="dask", n_jobs=2, on_lost=_lost))
+    assert sorted(got) == [0, 1, 2, 3, 4]  # every item has an outcome: the map went on
+    status, reason = got[3]
+    assert status == "failed" and reason.startswith("its Dask worker died repeatedly")
+    for i, value in got.items():  # a task queued on the dying worker may fail with it, never go wrong
+        assert value == i * i or value[0] == "failed"
