@@ -199,7 +199,6 @@ def test_retry_failed_recomputes_only_failed_and_timed_out_runs(toys, tmp_path):
 def test_three_processes_on_one_grid_compute_each_run_once(toys, tmp_path):
     path = _grid(tmp_path, seeds=6, source_sleep=0.1)
     db = tmp_path / "three.db"
-    ResultStore(db).close()  # the schema exists before the three start
     cmd = [sys.executable, "-m", "framework.cli", "compare", str(path), "--store", str(db)]
     procs = [subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(3)]
     outs = [p.communicate(timeout=120) for p in procs]
