@@ -146,8 +146,7 @@ def run(pipeline: Path, data: str | None, store_path: str, no_store: bool, seed:
     \b
     Examples:
       macrocause run examples/quickstart.yaml
-      macrocause run examples/quickstart.yaml --seed 2 --set classes.n_clusters=3 --no-store
-      macrocause run examples/pc_vs_hill_climb.yaml --data discrete_bn:n_variables=6
+      macrocause run examples/pc_vs_hill_climb.yaml --data discrete_bn:n_variables=6 --seed 2 --no-store
     """
     from .compare import Task, run_task
     from .pipeline import NO_DATA, Pipeline, data_option
@@ -193,13 +192,15 @@ def _print_outcome(outcome) -> None:
 @click.option("--executor", type=click.Choice(["local", "dask"]), default="local", show_default=True)
 @click.option("--address", default=None, help="Dask scheduler address (default: a local 2-worker cluster).")
 @click.option("--n-jobs", type=int, default=1, show_default=True, help="Worker processes (local executor).")
-def compare(grid: Path, store_path: str, executor: str, address: str | None, n_jobs: int) -> None:
+@click.option("--retry-failed", is_flag=True, help="Run failed and timed-out runs again.")
+def compare(grid: Path, store_path: str, executor: str, address: str | None, n_jobs: int,
+            retry_failed: bool) -> None:
     """Run a grid (data sources x pipelines x seeds); runs already stored are skipped.
 
     \b
     Examples:
       macrocause compare examples/grid.yaml
-      macrocause compare examples/grid.yaml --n-jobs 2 --store grid.db --quiet
+      macrocause compare examples/grid.yaml --n-jobs 2 --store grid.db --quiet --retry-failed
     """
     from .compare import Grid
     from .compare import compare as run_grid
@@ -207,7 +208,8 @@ def compare(grid: Path, store_path: str, executor: str, address: str | None, n_j
 
     spec, base = Grid.from_yaml(grid)
     with ResultStore(store_path) as store:
-        counts = run_grid(spec, store, base=base, executor=executor, n_jobs=n_jobs, address=address)
+        counts = run_grid(spec, store, base=base, executor=executor, n_jobs=n_jobs, address=address,
+                          retry_failed=retry_failed)
     click.echo(
         f"{counts['total']} runs: {counts['skipped']} already stored, {counts['done']} done, "
         f"{counts['failed']} failed, {counts['timeout']} timed out. Store: {store_path}"
@@ -218,23 +220,28 @@ def compare(grid: Path, store_path: str, executor: str, address: str | None, n_j
 @click.option("--store", "store_path", default="macrocause-results.db", show_default=True)
 @click.option("--out", "out_dir", default=None, type=click.Path(file_okay=False, path_type=Path),
               help="Write report.md, report.csv and one PNG per metric here.")
-def report(store_path: str, out_dir: Path | None) -> None:
+@click.option("--grid", "grid_name", default=None, metavar="NAME", help="The grid to report (default: the latest).")
+def report(store_path: str, out_dir: Path | None, grid_name: str | None) -> None:
     """Tables (methods x datasets x metrics, mean ± std over seeds) from the store.
 
     \b
     Examples:
       macrocause report
-      macrocause report --store grid.db --out report/
+      macrocause report --store grid.db --grid quickstart --out report/
     """
-    from .compare import format_table, report_table, write_report
+    from .compare import atomic_folder, format_table, report_table, write_report
     from .store import ResultStore
 
     if not Path(store_path).is_file():
         raise MacrocauseError(f"No results store at {store_path}; run `macrocause run` or `compare` first.")
     with ResultStore(store_path) as store:
-        click.echo(format_table(report_table(store.rows())))
+        rows = store.results(grid_name)
+        shown = grid_name or (store.grids() or [None])[-1]
+        click.echo(f"Grid {shown!r}." if shown else "Single runs (the store holds no grid).", err=True)
+        click.echo(format_table(report_table(rows)))
         if out_dir is not None:
-            files = write_report(store, out_dir)
+            with atomic_folder(out_dir) as tmp:
+                files = write_report(store, tmp, grid=shown)
             click.echo(f"Wrote {len(files)} files to {out_dir}.", err=True)
 
 

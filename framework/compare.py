@@ -9,17 +9,24 @@ A grid file::
     pipelines: [quickstart.yaml]          # paths (relative to this file) or inline pipelines
     seeds: [0, 1, 2]                      # or a count: 3
     timeout: 600                          # seconds per run (local executor)
+
+Each run is claimed in the store before it is computed, so several ``compare``
+processes on one grid and one store share the work and compute each run once.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import signal
+import os
+import shutil
 import statistics
+import sys
+import tempfile
 import time
 from collections import defaultdict
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -32,13 +39,26 @@ from .pipeline import DataSpec, Pipeline, StepRecord
 from .pipeline.yaml_io import format_validation_error as _fmt_validation
 from .pipeline.yaml_io import load_yaml as _yaml_load
 from .pipeline.yaml_io import read_yaml_source as _read_yaml_source
-from .store import ResultStore
+from .store import ResultStore, provenance, run_key
 
-__all__ = ["Grid", "Task", "run_task", "compare", "report_table", "write_report"]
+__all__ = ["Grid", "Task", "run_task", "compare", "report_table", "write_report", "atomic_folder"]
+
+
+def _once(values: list[Any]) -> None:
+    """Reject a list with a repeated entry, naming both positions."""
+    seen: dict[str, int] = {}
+    for i, v in enumerate(values, 1):
+        text = json.dumps(v, sort_keys=True, default=str)
+        if text in seen:
+            raise ValueError(f"entries {seen[text]} and {i} are the same ({v!r}); list each once")
+        seen[text] = i
 
 
 class Grid(BaseModel):
-    """A comparison grid: every data spec x every pipeline (and sweep point) x every seed."""
+    """A comparison grid: every data spec x every pipeline (and sweep point) x every seed.
+
+    Each run appears once: a repeated seed, data entry or pipeline is rejected.
+    """
 
     model_config = ConfigDict(extra="forbid")
 
@@ -57,6 +77,19 @@ class Grid(BaseModel):
             return list(range(v))
         if not v:
             raise ValueError("give at least one seed")
+        _once(v)
+        return v
+
+    @field_validator("pipelines")
+    @classmethod
+    def _pipelines(cls, v):
+        _once(v)
+        return v
+
+    @field_validator("data")
+    @classmethod
+    def _data(cls, v):
+        _once([d.model_dump(exclude_defaults=True) for d in v])
         return v
 
     @classmethod
@@ -71,24 +104,34 @@ class Grid(BaseModel):
             raise PipelineError(_fmt_validation(exc, "grid")) from None
 
     def tasks(self, base: Path | None = None) -> list[Task]:
-        """Every run of the grid, validated before anything is computed."""
-        pipes: list[Pipeline] = []
+        """Every run of the grid, validated before anything is computed; each run once."""
+        pipes: list[tuple[int, Pipeline]] = []
         for i, p in enumerate(self.pipelines):
             try:
                 pipe = Pipeline.from_yaml(base / p if base and not Path(p).is_absolute() else Path(p)) \
                     if isinstance(p, str) else Pipeline.from_dict(p, base=base)
             except PipelineError as exc:
                 raise PipelineError(f"grid pipeline {i + 1}: {exc}") from None
-            pipes.extend(pipe.expand())
-        out = []
-        for spec in self.data:
+            pipes.extend((i, q) for q in pipe.expand())
+        out: list[Task] = []
+        origin: dict[str, tuple[int, int]] = {}
+        for j, spec in enumerate(self.data):
             if spec.csv is not None and base is not None and not Path(spec.csv).is_absolute():
                 spec = spec.model_copy(update={"csv": str((base / spec.csv).resolve())})
-            for pipe in pipes:
+            for i, pipe in pipes:
                 p = pipe.with_data(spec)
                 for seed in self.seeds:
                     q = p.with_seed(seed)
-                    out.append(Task(q.to_dict(), str(q.base) if q.base else None, self.name, self.timeout))
+                    task = Task(q.to_dict(), str(q.base) if q.base else None, self.name, self.timeout)
+                    if task.key in origin:
+                        i0, j0 = origin[task.key]
+                        raise PipelineError(
+                            f"Invalid grid: pipeline {i0 + 1} on data entry {j0 + 1} and pipeline {i + 1} "
+                            f"on data entry {j + 1} give the same run ({q.name} on {spec.label()}, "
+                            f"seed {seed}); list each run once."
+                        )
+                    origin[task.key] = (i, j)
+                    out.append(task)
         return out
 
 
@@ -103,13 +146,14 @@ class Task:
 
     @property
     def key(self) -> str:
+        """The run's store key: the pipeline's hash, scoped by the grid (none for a single run)."""
         text = json.dumps(self.pipeline, sort_keys=True, default=str)
-        return hashlib.sha256(text.encode()).hexdigest()[:24]
+        return run_key(hashlib.sha256(text.encode()).hexdigest()[:24], self.grid)
 
 
 @dataclass
 class Outcome:
-    """What :func:`run_task` returns: records ready for the store."""
+    """What :func:`run_task` returns: records ready for the store, with their provenance."""
 
     key: str
     pipeline: str
@@ -119,6 +163,7 @@ class Outcome:
     source_params: dict[str, Any]
     records: list[dict[str, Any]] = field(default_factory=list)
     seconds: float = 0.0
+    provenance: dict[str, Any] = field(default_factory=dict)
 
     @property
     def status(self) -> str:
@@ -126,42 +171,37 @@ class Outcome:
         return bad[0] if bad else "done"
 
 
-class _Timeout(BaseException):  # not an Exception: steps must not swallow it
-    pass
-
-
-def _alarm(signum, frame):  # pragma: no cover - fires only on timeout
-    raise _Timeout()
+def _outcome(task: Task) -> tuple[Pipeline, Outcome]:
+    pipe = Pipeline.from_dict(task.pipeline, base=Path(task.base) if task.base else None)
+    spec = pipe.data
+    return pipe, Outcome(task.key, pipe.name, pipe.seed, spec.label() if spec else "data",
+                         spec.source if spec else None, dict(spec.params) if spec else {})
 
 
 def run_task(task: Task) -> Outcome:
-    """Run one task, never raising: failures and timeouts become records."""
-    pipe = Pipeline.from_dict(task.pipeline, base=Path(task.base) if task.base else None)
-    spec = pipe.data
-    out = Outcome(task.key, pipe.name, pipe.seed, spec.label() if spec else "data",
-                  spec.source if spec else None, dict(spec.params) if spec else {})
-    use_alarm = bool(task.timeout) and hasattr(signal, "SIGALRM")
+    """Run one task, never raising: failures become records.
+
+    The task's timeout is enforced by the executor, which runs the task in a
+    process it can kill (see :func:`framework.execution.iter_unordered`).
+    """
+    pipe, out = _outcome(task)
+    out.provenance = provenance()
     t0 = time.perf_counter()
     try:
-        if use_alarm:
-            try:
-                old = signal.signal(signal.SIGALRM, _alarm)
-                signal.setitimer(signal.ITIMER_REAL, task.timeout)
-            except ValueError:  # not the main thread (e.g. a Dask worker thread)
-                use_alarm = False
         result = pipe.run(stop_on_error=False)
         out.records = [asdict(r) for r in result.records]
-    except _Timeout:
-        out.records = [asdict(StepRecord("<run>", "run", None, {}, status="timeout",
-                                         error=f"run exceeded the timeout of {task.timeout} s"))]
     except Exception as exc:
         out.records = [asdict(StepRecord("<run>", "run", None, {}, status="failed",
                                          error=f"{type(exc).__name__}: {exc}"))]
-    finally:
-        if use_alarm:
-            signal.setitimer(signal.ITIMER_REAL, 0)
-            signal.signal(signal.SIGALRM, old)
     out.seconds = time.perf_counter() - t0
+    return out
+
+
+def lost_outcome(task: Task, status: str, reason: str) -> Outcome:
+    """The outcome of a task whose worker died (``failed``) or was stopped at its timeout."""
+    _, out = _outcome(task)
+    out.provenance = provenance()
+    out.records = [asdict(StepRecord("<run>", "run", None, {}, status=status, error=reason))]  # type: ignore[arg-type]
     return out
 
 
@@ -175,28 +215,83 @@ def compare(
     address: str | None = None,
     progress: bool = True,
     on_result: Callable[[Outcome], None] | None = None,
+    retry_failed: bool = False,
 ) -> dict[str, int]:
     """Run every task of *grid* not yet in *store*; store each run as it completes.
 
-    Returns counts: ``total``, ``skipped`` (already stored), ``done``, ``failed``, ``timeout``.
+    A run is claimed in the store just before it is computed: runs already
+    stored, or claimed by another live process, are skipped. With
+    *retry_failed*, failed and timed-out runs are computed again (and replaced).
+
+    Returns counts: ``total``, ``skipped`` (already stored, or being computed by
+    another process), ``done``, ``failed``, ``timeout``.
     """
     tasks = grid.tasks(base)
-    done = store.done_keys()
-    todo = [t for t in tasks if t.key not in done]
+    stored = store.run_status()
+    todo = [t for t in tasks if t.key not in stored or (retry_failed and stored[t.key] != "done")]
     counts = {"total": len(tasks), "skipped": len(tasks) - len(todo), "done": 0, "failed": 0, "timeout": 0}
+    held: set[str] = set()
+    elsewhere = 0
+
     with progress_bar(len(todo), f"grid {grid.name}" if progress else None) as bar:
-        for _, outcome in iter_unordered(run_task, todo, executor=executor, n_jobs=n_jobs, address=address):
-            store.write_run(
-                outcome.key, outcome.records, pipeline=outcome.pipeline, seed=outcome.seed,
-                data_label=outcome.data_label, source=outcome.source,
-                source_params=outcome.source_params, grid=grid.name,
-            )
-            counts[outcome.status] += 1
-            if on_result is not None:
-                on_result(outcome)
-            bar.update(1)
+
+        def claimed() -> Iterator[Task]:
+            nonlocal elsewhere
+            for t in todo:
+                state = store.claim(t.key, retry_failed=retry_failed)
+                if state == "claimed":
+                    held.add(t.key)
+                    yield t
+                    continue
+                counts["skipped"] += 1
+                elsewhere += state == "busy"
+                bar.update(1)
+
+        stop = store.heartbeat()
+        try:
+            for _, outcome in iter_unordered(
+                run_task, claimed(), executor=executor, n_jobs=n_jobs, address=address,
+                timeout=(lambda t: t.timeout) if grid.timeout else None, on_lost=lost_outcome,
+                announce=progress,
+            ):
+                store.write_run(
+                    outcome.key, outcome.records, pipeline=outcome.pipeline, seed=outcome.seed,
+                    data_label=outcome.data_label, source=outcome.source,
+                    source_params=outcome.source_params, grid=grid.name, provenance=outcome.provenance,
+                )
+                held.discard(outcome.key)
+                counts[outcome.status] += 1
+                if on_result is not None:
+                    on_result(outcome)
+                bar.update(1)
+        finally:
+            stop.set()
+            store.release(held)
+    if elsewhere and progress:
+        print(f"{elsewhere} runs were being computed by another process (left to it).", file=sys.stderr)
     return counts
 
+
+@contextmanager
+def atomic_folder(out: Path) -> Iterator[Path]:
+    """Yield a temporary folder beside *out*; on success it replaces *out* by a rename,
+    so *out* is never half-written. On error the temporary folder is removed."""
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise PipelineError(f"{out} exists and is not a folder.")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}-", dir=out.parent))
+    try:
+        tmp.chmod(0o755)
+        yield tmp
+        old = out.parent / f".{out.name}-old-{os.getpid()}"
+        if out.exists():
+            os.replace(out, old)
+        os.replace(tmp, out)
+        shutil.rmtree(old, ignore_errors=True)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
 
 def report_table(rows: list[Mapping[str, Any]]) -> list[dict[str, Any]]:
     """Aggregate evaluation rows: one entry per (data, method, metric) with mean, std, n seeds.
@@ -245,14 +340,15 @@ def format_table(table: list[Mapping[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-def write_report(store: ResultStore, out: Path) -> list[Path]:
-    """Write ``report.md``, ``report.csv`` and one PNG per metric into *out*; return the files."""
+def write_report(store: ResultStore, out: Path, grid: str | None = None) -> list[Path]:
+    """Write ``report.md``, ``report.csv`` and one PNG per metric of one grid (default: the
+    latest, see :meth:`ResultStore.results`) into *out*; return the files."""
     import csv
 
     from .plotting import plot_report
 
     out.mkdir(parents=True, exist_ok=True)
-    table = report_table(store.rows())
+    table = report_table(store.results(grid))
     files = [out / "report.md", out / "report.csv"]
     files[0].write_text("# macrocause report\n\n" + format_table(table) + "\n")
     with files[1].open("w", newline="") as fh:

@@ -1,29 +1,46 @@
-"""The results store: one SQLite file, one row per executed step, one transaction per run.
+"""The results store: one SQLite file, one result per run, one transaction per run.
 
-A *run* is one pipeline on one dataset with one seed; its key is a hash of all
-three, so a grid that is run again skips what the store already holds, and an
-interrupted grid resumes where it stopped. Rows of a run are written together
-in a single transaction: a run is either wholly in the store or not at all.
+A *run* is one pipeline on one dataset with one seed, inside a grid or on its
+own (``macrocause run``). Its key hashes the pipeline (data, parameters and seed
+included) and the grid's name, and is unique in the store: writing a run again
+replaces its rows, so nothing is counted twice. Rows of a run are written
+together in a single transaction: a run is either wholly in the store or not at
+all. Before computing a run, ``compare`` *claims* it, so that several processes
+on one grid and one store compute each run once; a claim whose process died (a
+dead pid on the same host, or no heartbeat for :data:`CLAIM_TTL` seconds)
+expires.
+
+Each row carries its provenance: the grid (``NULL`` for a single run), package
+versions, the git commit of the macrocause checkout (if any), the host, its core
+count and its 1-minute load average when the run started.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
+import socket
 import sqlite3
+import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import asdict
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from .errors import MacrocauseError
 
-__all__ = ["ResultStore", "DEFAULT_STORE", "package_versions"]
+__all__ = ["ResultStore", "DEFAULT_STORE", "SCHEMA_VERSION", "CLAIM_TTL", "package_versions",
+           "provenance", "git_commit", "run_key"]
 
 DEFAULT_STORE = "macrocause-results.db"
+SCHEMA_VERSION = 2
+CLAIM_TTL = 120.0  # seconds without a heartbeat after which a claim expires
+HEARTBEAT = 20.0  # seconds between heartbeats of a running compare
 
-_SCHEMA = """
+_RUNS = """
 CREATE TABLE IF NOT EXISTS runs (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     run_key TEXT NOT NULL,
@@ -49,14 +66,38 @@ CREATE TABLE IF NOT EXISTS runs (
     error TEXT,
     created REAL NOT NULL
 );
-CREATE INDEX IF NOT EXISTS runs_key ON runs (run_key);
+"""
+# columns added by schema 2, with their types
+_NEW = {"seq": "INTEGER NOT NULL DEFAULT 0", "startup_s": "REAL", "extra": "TEXT", "host": "TEXT", "cores": "INTEGER",
+        "load1": "REAL", "git_commit": "TEXT"}
+_SCHEMA_2 = """
+CREATE UNIQUE INDEX IF NOT EXISTS runs_key_seq ON runs (run_key, seq);
+CREATE INDEX IF NOT EXISTS runs_grid ON runs (grid);
+CREATE TABLE IF NOT EXISTS claims (
+    run_key TEXT PRIMARY KEY,
+    pid INTEGER NOT NULL,
+    host TEXT NOT NULL,
+    heartbeat REAL NOT NULL
+);
 """
 
 _COLUMNS = (
-    "run_key", "grid", "pipeline", "step", "kind", "plugin", "on_step", "method", "params",
+    "run_key", "seq", "grid", "pipeline", "step", "kind", "plugin", "on_step", "method", "params",
     "params_hash", "source", "source_params", "data_label", "seed", "metrics", "seconds",
-    "startup_s", "peak_mb", "versions", "status", "error", "created",
+    "startup_s", "peak_mb", "versions", "status", "error", "extra", "host", "cores", "load1", "git_commit",
+    "created",
 )
+_JSON = ("params", "source_params", "metrics", "versions", "extra")
+# record keys with a column of their own; any other key of a record goes to `extra`
+_KNOWN = {"step", "kind", "plugin", "on", "method", "params", "params_hash", "metrics", "seconds",
+          "wall_s", "startup_s", "peak_mb", "status", "error"}
+
+
+def run_key(pipeline_key: str, grid: str | None) -> str:
+    """The store key of a run: the pipeline's own key, scoped by the grid's name."""
+    if grid is None:
+        return pipeline_key
+    return hashlib.sha256(f"{grid}\0{pipeline_key}".encode()).hexdigest()[:24]
 
 
 @cache
@@ -73,26 +114,123 @@ def package_versions() -> dict[str, str]:
     return out
 
 
+@cache
+def git_commit(start: str | None = None) -> str | None:
+    """The commit checked out in the git repository holding *start* (default: this package).
+
+    Read from ``.git`` directly (``HEAD``, loose refs, ``packed-refs``; worktrees
+    included), without running git. ``None`` outside a repository.
+    """
+    here = Path(start or __file__).resolve()
+    for folder in (here, *here.parents):
+        dot = folder / ".git"
+        if dot.is_dir():
+            gitdir = dot
+            break
+        if dot.is_file():  # a worktree or submodule: "gitdir: <path>"
+            text = dot.read_text().strip()
+            if not text.startswith("gitdir:"):
+                return None
+            gitdir = (folder / text[7:].strip()).resolve()
+            break
+    else:
+        return None
+    try:
+        head = (gitdir / "HEAD").read_text().strip()
+        if not head.startswith("ref:"):
+            return head or None
+        ref = head[4:].strip()
+        common = gitdir
+        if (gitdir / "commondir").is_file():
+            common = (gitdir / (gitdir / "commondir").read_text().strip()).resolve()
+        for root in (gitdir, common):
+            if (root / ref).is_file():
+                return (root / ref).read_text().strip() or None
+        packed = common / "packed-refs"
+        if packed.is_file():
+            for line in packed.read_text().splitlines():
+                sha, _, name = line.partition(" ")
+                if name == ref:
+                    return sha
+    except OSError:
+        return None
+    return None
+
+
+def provenance() -> dict[str, Any]:
+    """Where and on what a run is computed: host, cores, 1-minute load, git commit, versions."""
+    try:
+        load1 = round(os.getloadavg()[0], 2)
+    except (AttributeError, OSError):
+        load1 = None
+    return {"host": socket.gethostname(), "cores": os.cpu_count(), "load1": load1,
+            "git_commit": git_commit(), "versions": package_versions()}
+
+
+_provenance_now = provenance
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # alive, owned by another user
+        return True
+    return True
+
+
 class ResultStore:
     """SQLite store of pipeline runs.
 
     Parameters
     ----------
     path : str or Path
-        The database file; created with its schema if missing.
+        The database file; created with its schema if missing, migrated if it
+        was written by an older macrocause.
     """
 
     def __init__(self, path: str | Path = DEFAULT_STORE) -> None:
         self.path = Path(path)
         if self.path.parent and not self.path.parent.exists():
             raise MacrocauseError(f"Results store folder does not exist: {self.path.parent}")
+        self._owner = (os.getpid(), socket.gethostname())
         try:
             self._conn = sqlite3.connect(self.path, isolation_level=None, timeout=30)
-            self._conn.executescript(_SCHEMA)
-            if "startup_s" not in {r[1] for r in self._conn.execute("PRAGMA table_info(runs)")}:
-                self._conn.execute("ALTER TABLE runs ADD COLUMN startup_s REAL")  # stores made before it
+            self._open()
         except sqlite3.DatabaseError as exc:
             raise MacrocauseError(f"{self.path} is not a macrocause results store: {exc}") from None
+
+    def _open(self) -> None:
+        c = self._conn
+        version = c.execute("PRAGMA user_version").fetchone()[0]
+        if version == SCHEMA_VERSION:
+            return
+        if version > SCHEMA_VERSION:
+            raise MacrocauseError(
+                f"{self.path} was written by a newer macrocause (store schema {version}; "
+                f"this version reads up to {SCHEMA_VERSION}): upgrade macrocause."
+            )
+        c.execute("BEGIN IMMEDIATE")
+        try:
+            version = c.execute("PRAGMA user_version").fetchone()[0]  # another process may have migrated
+            if version < SCHEMA_VERSION:
+                has_runs = c.execute("SELECT 1 FROM sqlite_master WHERE name = 'runs'").fetchone()
+                c.execute(_RUNS)
+                cols = {r[1] for r in c.execute("PRAGMA table_info(runs)")}
+                for name, kind in _NEW.items():
+                    if name not in cols:
+                        c.execute(f"ALTER TABLE runs ADD COLUMN {name} {kind}")
+                if has_runs:
+                    _migrate_1_to_2(c)
+                for stmt in _SCHEMA_2.split(";"):
+                    if stmt.strip():
+                        c.execute(stmt)
+                c.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            c.execute("COMMIT")
+        except BaseException:
+            c.execute("ROLLBACK")
+            raise
 
     def close(self) -> None:
         self._conn.close()
@@ -103,9 +241,19 @@ class ResultStore:
     def __exit__(self, *exc: Any) -> None:
         self.close()
 
+    # -- what is stored -------------------------------------------------------------------------
+
     def done_keys(self) -> set[str]:
         """Keys of the runs already stored (done, failed or timed out)."""
         return {r[0] for r in self._conn.execute("SELECT DISTINCT run_key FROM runs")}
+
+    def run_status(self) -> dict[str, str]:
+        """Status of every stored run: ``done``, or the first failed/timed-out step's status."""
+        out: dict[str, str] = {}
+        for key, status in self._conn.execute("SELECT run_key, status FROM runs ORDER BY run_key, seq"):
+            if out.get(key, "done") == "done":
+                out[key] = status
+        return out
 
     def write_run(
         self,
@@ -118,31 +266,44 @@ class ResultStore:
         source: str | None = None,
         source_params: dict[str, Any] | None = None,
         grid: str | None = None,
+        provenance: Mapping[str, Any] | None = None,
     ) -> int:
-        """Store every record of one run in a single transaction; returns the row count."""
+        """Store every record of one run in a single transaction, replacing the run's earlier
+        rows and releasing its claim; returns the row count.
+
+        A record is a dict (or dataclass) with at least ``step`` and ``kind``; keys
+        without a column of their own (e.g. a plugin-specific timing) are kept in ``extra``.
+        *provenance* defaults to :func:`provenance` now.
+        """
         now = time.time()
-        versions = json.dumps(package_versions(), sort_keys=True)
+        prov = dict(provenance) if provenance is not None else _provenance_now()
+        versions = json.dumps(prov.get("versions") or package_versions(), sort_keys=True)
         rows = []
-        for rec in records:
+        for seq, rec in enumerate(records):
             r = rec if isinstance(rec, dict) else asdict(rec)
             params = r.get("params") or {}
+            extra = {k: v for k, v in r.items() if k not in _KNOWN}
             rows.append((
-                run_key, grid, pipeline, r["step"], r["kind"], r.get("plugin"), r.get("on"),
+                run_key, seq, grid, pipeline, r["step"], r["kind"], r.get("plugin"), r.get("on"),
                 r.get("method"), json.dumps(params, sort_keys=True, default=str),
                 r.get("params_hash") or _hash(params), source,
                 json.dumps(source_params or {}, sort_keys=True, default=str), data_label, seed,
                 json.dumps(r.get("metrics") or {}, sort_keys=True), r.get("wall_s", r.get("seconds")),
-                r.get("startup_s"), r.get("peak_mb"), versions, r.get("status", "done"), r.get("error"), now,
+                r.get("startup_s"), r.get("peak_mb"), versions, r.get("status", "done"), r.get("error"),
+                json.dumps(extra, sort_keys=True, default=str) if extra else None,
+                prov.get("host"), prov.get("cores"), prov.get("load1"), prov.get("git_commit"), now,
             ))
         if not rows:
             raise MacrocauseError(f"run {run_key}: nothing to store.")
         cur = self._conn.cursor()
         cur.execute("BEGIN IMMEDIATE")
         try:
+            cur.execute("DELETE FROM runs WHERE run_key = ?", (run_key,))
             cur.executemany(
                 f"INSERT INTO runs ({', '.join(_COLUMNS)}) VALUES ({', '.join('?' * len(_COLUMNS))})",
                 rows,
             )
+            cur.execute("DELETE FROM claims WHERE run_key = ?", (run_key,))
             cur.execute("COMMIT")
         except BaseException:
             cur.execute("ROLLBACK")
@@ -155,13 +316,105 @@ class ResultStore:
         out = []
         for row in self._conn.execute(q, args):
             d = dict(zip(_COLUMNS, row))
-            for key in ("params", "source_params", "metrics", "versions"):
+            for key in _JSON:
                 d[key] = json.loads(d[key]) if d[key] else {}
             out.append(d)
         return out
 
+    def grids(self) -> list[str]:
+        """Names of the grids in the store, the most recently written last."""
+        q = "SELECT grid FROM runs WHERE grid IS NOT NULL GROUP BY grid ORDER BY MAX(created), grid"
+        return [r[0] for r in self._conn.execute(q)]
+
+    def results(self, grid: str | None = None) -> list[dict[str, Any]]:
+        """The rows of one grid: one result per (pipeline, data, parameters, seed).
+
+        *grid* defaults to the most recently written grid; single runs
+        (``macrocause run``) are never mixed in, and are reported only when the
+        store holds no grid.
+        """
+        names = self.grids()
+        if grid is None:
+            return self.rows("grid = ?", (names[-1],)) if names else self.rows("grid IS NULL")
+        if grid not in names:
+            raise MacrocauseError(
+                f"The store {self.path} has no grid {grid!r}; it has {', '.join(map(repr, names)) or 'none'}."
+            )
+        return self.rows("grid = ?", (grid,))
+
     def count_runs(self) -> int:
         return self._conn.execute("SELECT COUNT(DISTINCT run_key) FROM runs").fetchone()[0]
+
+    # -- claims ---------------------------------------------------------------------------------
+
+    def claim(self, run_key: str, *, retry_failed: bool = False,
+              ttl: float = CLAIM_TTL) -> Literal["claimed", "stored", "busy"]:
+        """Claim a run before computing it.
+
+        Returns ``stored`` when the run is already in the store (done, or any
+        status unless *retry_failed*), ``busy`` when a live process holds its
+        claim, else records this process's claim and returns ``claimed``. A claim
+        is stale when its process is dead (same host) or silent for *ttl* seconds.
+        """
+        c = self._conn
+        c.execute("BEGIN IMMEDIATE")
+        try:
+            statuses = {r[0] for r in c.execute("SELECT status FROM runs WHERE run_key = ?", (run_key,))}
+            if statuses and (statuses == {"done"} or not retry_failed):
+                c.execute("COMMIT")
+                return "stored"
+            held = c.execute("SELECT pid, host, heartbeat FROM claims WHERE run_key = ?", (run_key,)).fetchone()
+            if held is not None and (held[0], held[1]) != self._owner and not self._stale(held, ttl):
+                c.execute("COMMIT")
+                return "busy"
+            c.execute("INSERT OR REPLACE INTO claims VALUES (?, ?, ?, ?)", (run_key, *self._owner, time.time()))
+            c.execute("COMMIT")
+            return "claimed"
+        except BaseException:
+            c.execute("ROLLBACK")
+            raise
+
+    def _stale(self, held: tuple[int, str, float], ttl: float) -> bool:
+        pid, host, beat = held
+        if host == self._owner[1] and not _pid_alive(pid):
+            return True
+        return time.time() - beat > ttl
+
+    def release(self, keys: Iterable[str]) -> None:
+        """Drop this process's claims on *keys* (runs it will not compute after all)."""
+        self._conn.executemany("DELETE FROM claims WHERE run_key = ? AND pid = ? AND host = ?",
+                               [(k, *self._owner) for k in keys])
+
+    def heartbeat(self) -> threading.Event:
+        """Refresh this process's claims every :data:`HEARTBEAT` seconds (in a thread with its
+        own connection) until the returned event is set."""
+        stop = threading.Event()
+
+        def beat() -> None:
+            conn = sqlite3.connect(self.path, isolation_level=None, timeout=30)
+            try:
+                while not stop.wait(HEARTBEAT):
+                    try:
+                        conn.execute("UPDATE claims SET heartbeat = ? WHERE pid = ? AND host = ?",
+                                     (time.time(), *self._owner))
+                    except sqlite3.OperationalError:  # busy for 30 s: try at the next beat
+                        pass
+            finally:
+                conn.close()
+
+        if str(self.path) != ":memory:":
+            threading.Thread(target=beat, daemon=True, name="macrocause-heartbeat").start()
+        return stop
+
+
+def _migrate_1_to_2(c: sqlite3.Connection) -> None:
+    """Schema 1 (no version, no uniqueness) to 2: scope grid runs' keys by their grid, keep only
+    the latest write of each run, number its rows."""
+    c.create_function("grid_key", 2, run_key, deterministic=True)
+    c.execute("UPDATE runs SET run_key = grid_key(run_key, grid) WHERE grid IS NOT NULL")
+    c.execute("DELETE FROM runs WHERE created < (SELECT MAX(created) FROM runs r WHERE r.run_key = runs.run_key)")
+    c.execute("UPDATE runs SET seq = (SELECT COUNT(*) FROM runs r WHERE r.run_key = runs.run_key AND r.id < runs.id)")
+    c.execute("DROP INDEX IF EXISTS runs_key")
 
 
 def _hash(params: dict[str, Any]) -> str:

@@ -1,4 +1,5 @@
 import os
+import re
 import signal
 import sqlite3
 import subprocess
@@ -151,3 +152,195 @@ def test_bad_grids(toys, tmp_path):
     grid, base = Grid.from_yaml(tmp_path / "g.yaml")
     with pytest.raises(PipelineError, match="grid pipeline 1: Pipeline file not found"):
         grid.tasks(base)
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("data: [{source: toy_source}]\npipelines: [toy.yaml]\nseeds: [1, 1, 2]\n",
+     "Invalid grid: seeds: entries 1 and 2 are the same (1); list each once."),
+    ("data: [{source: toy_source, params: {n: 8}}, {source: toy_source}, {source: toy_source, params: {n: 8}}]\n"
+     "pipelines: [toy.yaml]\n",
+     "Invalid grid: data: entries 1 and 3 are the same ({'source': 'toy_source', 'params': {'n': 8}}); list each once."),
+    ("data: [{source: toy_source}]\npipelines: [toy.yaml, toy.yaml]\n",
+     "Invalid grid: pipelines: entries 1 and 2 are the same ('toy.yaml'); list each once."),
+])
+def test_repeated_grid_entries_are_rejected(toys, tmp_path, text, message):
+    from framework import PipelineError
+
+    (tmp_path / "g.yaml").write_text(text)
+    with pytest.raises(PipelineError) as err:
+        Grid.from_yaml(tmp_path / "g.yaml")
+    assert str(err.value) == message
+
+
+def test_two_pipelines_giving_the_same_run_are_rejected(toys, tmp_path):
+    from framework import PipelineError
+
+    _grid(tmp_path)
+    (tmp_path / "copy.yaml").write_text((tmp_path / "toy.yaml").read_text())
+    (tmp_path / "g.yaml").write_text("data: [{source: toy_source}]\npipelines: [toy.yaml, copy.yaml]\nseeds: 2\n")
+    grid, base = Grid.from_yaml(tmp_path / "g.yaml")
+    with pytest.raises(PipelineError, match=r"pipeline 1 on data entry 1 and pipeline 2 on data entry 1 give "
+                                            r"the same run \(toy on toy_source, seed 0\); list each run once"):
+        grid.tasks(base)
+
+
+def test_retry_failed_recomputes_only_failed_and_timed_out_runs(toys, tmp_path):
+    grid, base = Grid.from_yaml(_grid(tmp_path, seeds=1, sleep=0.5, timeout=0.1))
+    with ResultStore(tmp_path / "f.db") as store:
+        assert compare(grid, store, base=base, progress=False)["timeout"] == 2
+        assert compare(grid, store, base=base, progress=False)["skipped"] == 2
+        patient = grid.model_copy(update={"timeout": 30.0})  # the timeout is not part of a run's key
+        counts = compare(patient, store, base=base, progress=False, retry_failed=True)
+        assert counts == {"total": 2, "skipped": 0, "done": 2, "failed": 0, "timeout": 0}
+        assert store.count_runs() == 2 and {r["status"] for r in store.rows()} == {"done"}
+        assert compare(patient, store, base=base, progress=False, retry_failed=True)["skipped"] == 2
+
+
+def test_three_processes_on_one_grid_compute_each_run_once(toys, tmp_path):
+    path = _grid(tmp_path, seeds=6, source_sleep=0.1)
+    db = tmp_path / "three.db"
+    cmd = [sys.executable, "-m", "framework.cli", "compare", str(path), "--store", str(db)]
+    procs = [subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(3)]
+    outs = [p.communicate(timeout=120) for p in procs]
+    assert all(p.returncode == 0 for p in procs), [o[1] for o in outs]
+    done = [int(re.search(r"(\d+) done", out).group(1)) for out, _ in outs]
+    assert sum(done) == 12, outs  # each run computed by exactly one process
+    with ResultStore(db) as store:
+        assert store.count_runs() == 12 and len(store.rows()) == 24
+        assert {t["n"] for t in report_table(store.results())} == {6}
+        assert store._conn.execute("SELECT COUNT(*) FROM claims").fetchone()[0] == 0
+
+
+def test_a_worker_that_dies_fails_its_run_only(toys, tmp_path):
+    from framework import Partitioner, hookimpl
+
+    class Crash(Partitioner):
+        """Kills its own process on the small data set."""
+
+        name = "toy_crash"
+
+        def _partition(self, data):
+            if data.n_samples == 20:
+                os.kill(os.getpid(), signal.SIGKILL)
+            return toys.create("toy_threshold").partition(data)
+
+    class Plugins:
+        @hookimpl
+        def macrocause_register_plugins(self, register):
+            register(Crash)
+
+    toys.register_module(Plugins(), "crash")
+    _grid(tmp_path, seeds=2)
+    (tmp_path / "toy.yaml").write_text(PIPE.replace("toy_threshold, params: {sleep: SLEEP}", "toy_crash"))
+    grid, base = Grid.from_yaml(tmp_path / "grid.yaml")
+    with ResultStore(tmp_path / "c.db") as store:
+        counts = compare(grid, store, base=base, progress=False, n_jobs=2)
+        assert counts == {"total": 4, "skipped": 0, "done": 2, "failed": 2, "timeout": 0}
+        failed = [r for r in store.rows() if r["status"] == "failed"]
+        assert len(failed) == 2 and all(r["data_label"] == "toy_source[n=20,sleep=0.0]" for r in failed)
+        assert failed[0]["error"] == "its worker process died (killed by SIGKILL)"
+
+
+def test_report_out_is_replaced_atomically(toys, tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    import framework.compare as fc
+    from framework.cli import main
+
+    grid, base = Grid.from_yaml(_grid(tmp_path, seeds=1))
+    db = tmp_path / "a.db"
+    with ResultStore(db) as store:
+        compare(grid, store, base=base, progress=False)
+    out = tmp_path / "rep"
+    out.mkdir()
+    (out / "old.txt").write_text("from an earlier report")
+    res = CliRunner().invoke(main, ["report", "--store", str(db), "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    assert sorted(p.name for p in out.iterdir()) == ["report.csv", "report.md", "toy_agreement.png"]
+
+    def broken(store, folder, grid=None):
+        (folder / "report.md").write_text("half")
+        raise OSError("disk full")
+
+    monkeypatch.setattr(fc, "write_report", broken)
+    res = CliRunner().invoke(main, ["report", "--store", str(db), "--out", str(out)])
+    assert res.exit_code == 1 and "disk full" in res.output
+    assert (out / "report.md").read_text().startswith("# macrocause report")
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".rep")) == []
+
+
+def _free_port():
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _stored_runs(db):
+    try:
+        with sqlite3.connect(db, timeout=1) as c:
+            return c.execute("SELECT COUNT(DISTINCT run_key) FROM runs").fetchone()[0]
+    except sqlite3.OperationalError:
+        return 0
+
+
+@pytest.mark.slow
+def test_dask_scheduler_and_two_workers_survive_a_killed_worker(toys, tmp_path):
+    pytest.importorskip("distributed")
+    from distributed import Client
+
+    path = _grid(tmp_path, seeds=4, sleep=0.4)
+    port = _free_port()
+    address = f"tcp://127.0.0.1:{port}"
+    dask = [sys.executable, "-m", "dask"]
+    procs = [subprocess.Popen(dask + ["scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)]
+    try:
+        for _ in range(2):
+            procs.append(subprocess.Popen(
+                dask + ["worker", address, "--host", "127.0.0.1", "--nthreads", "1", "--no-dashboard",
+                        "--death-timeout", "30"],
+                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True))
+        with Client(address, timeout=30) as client:
+            client.wait_for_workers(2, timeout=30)
+        db = tmp_path / "dask.db"
+        cmd = [sys.executable, "-m", "framework.cli", "compare", str(path), "--store", str(db),
+               "--executor", "dask", "--address", address]
+        run = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        procs.append(run)
+        deadline = time.time() + 40
+        while _stored_runs(db) < 2 and time.time() < deadline and run.poll() is None:
+            time.sleep(0.05)
+        assert 2 <= _stored_runs(db) < 8, "the grid was not caught mid-way"
+        os.killpg(procs[1].pid, signal.SIGKILL)  # one worker (nanny and its process) dies mid-run
+        out, err = run.communicate(timeout=60)
+        assert run.returncode == 0, err
+        assert "8 runs: 0 already stored, 8 done, 0 failed" in out
+        assert f"connecting to the Dask scheduler at {address}" in err
+        (tmp_path / "ref").mkdir()  # the reference on the local executor, without the sleep
+        grid, base = Grid.from_yaml(_grid(tmp_path / "ref", seeds=4))
+        with ResultStore(db) as d, ResultStore(tmp_path / "local.db") as a:
+            compare(grid, a, base=base, progress=False)
+            assert _values(d) == _values(a)
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                try:
+                    os.killpg(p.pid, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    p.kill()
+                p.wait()
+
+
+def test_a_local_dask_cluster_start_is_announced(monkeypatch, capsys):
+    distributed = pytest.importorskip("distributed")
+    from framework.execution import dask_client
+
+    seen = {}
+    monkeypatch.setattr(distributed, "LocalCluster", lambda **kw: seen.update(kw) or "cluster")
+    monkeypatch.setattr(distributed, "Client", lambda cluster: f"client of {cluster}")
+    assert dask_client(n_workers=3, announce=True) == "client of cluster"
+    assert seen["n_workers"] == 3 and seen["threads_per_worker"] == 1
+    assert capsys.readouterr().err.splitlines() == [
+        "starting a local Dask cluster with 3 workers ...", "the Dask cluster is ready."]

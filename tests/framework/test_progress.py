@@ -9,6 +9,7 @@ from click.testing import CliRunner
 
 from framework import progress as P
 from framework import registry
+from framework.testing.examples import example_of
 
 
 @pytest.fixture
@@ -90,7 +91,7 @@ def _pc_kci():
 
 def _example(name):
     def run():
-        ex = registry.get(name).example()
+        ex = example_of(registry.get(name))
         registry.create(name, **ex.params).partition(ex.data)
     return run
 
