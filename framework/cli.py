@@ -199,19 +199,22 @@ def compare(grid: Path, store_path: str, executor: str, address: str | None, n_j
 @main.command()
 @click.option("--store", "store_path", default="macrocause-results.db", show_default=True)
 @click.option("--out", "out_dir", default=None, type=click.Path(file_okay=False, path_type=Path),
-              help="Write report.md, report.csv and one PNG per metric here.")
+              help="Write report.md, report.html, CSV files and one PNG per metric here.")
 def report(store_path: str, out_dir: Path | None) -> None:
-    """Tables (methods x datasets x metrics, mean ± std over seeds) from the store."""
-    from .compare import format_table, report_table, write_report
+    """Tables (methods x datasets per metric, mean ± sd over seeds), ranks and paired tests.
+
+    With --out: also report.html (self-contained), CSV files and one PNG per metric.
+    """
+    from .report import build_report, to_markdown, write_report
     from .store import ResultStore
 
     if not Path(store_path).is_file():
         raise MacrocauseError(f"No results store at {store_path}; run `macrocause run` or `compare` first.")
     with ResultStore(store_path) as store:
-        click.echo(format_table(report_table(store.rows())))
+        click.echo(to_markdown(build_report(store.rows())))
         if out_dir is not None:
             files = write_report(store, out_dir)
-            click.echo(f"Wrote {len(files)} files to {out_dir}.", err=True)
+            click.echo(f"Wrote {len(files)} files to {out_dir} (open report.html).", err=True)
 
 
 if __name__ == "__main__":  # pragma: no cover
