@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import toy_plugins
 
-from framework.compare import Grid, compare, format_table, report_table, write_report
+from framework.compare import Grid, compare
 from framework.store import ResultStore
 
 HERE = Path(__file__).resolve().parent
@@ -123,22 +123,6 @@ def test_sigkill_loses_nothing_and_rerun_completes(toys, tmp_path):
     with ResultStore(db) as store:
         assert store.count_runs() == 20
         assert len(store.rows()) == 40
-
-
-def test_report_aggregates_over_seeds(toys, tmp_path):
-    grid, base = Grid.from_yaml(_grid(tmp_path, seeds=2))
-    with ResultStore(tmp_path / "r.db") as store:
-        compare(grid, store, base=base, progress=False)
-        table = report_table(store.rows())
-        assert {(t["data"], t["method"], t["metric"], t["mean"], t["n"]) for t in table} == {
-            ("toy_source[n=20,sleep=0.0]", "groups (toy_threshold)", "toy_agreement", 1.0, 2),
-            ("toy_source[n=40]", "groups (toy_threshold)", "toy_agreement", 1.0, 2),
-        }
-        text = format_table(table)
-        assert "| groups (toy_threshold) | 1 ± 0 (n=2) | 1 ± 0 (n=2) |" in text
-        files = write_report(store, tmp_path / "out")
-        assert {f.name for f in files} == {"report.md", "report.csv", "toy_agreement.png"}
-        assert (tmp_path / "out" / "toy_agreement.png").stat().st_size > 1000
 
 
 def test_bad_grids(toys, tmp_path):
