@@ -80,8 +80,11 @@ def summary_lines(report: Report) -> list[str]:
         lines.append(f"Failed or timed out (not in the tables): {len(col.failed)} step(s), e.g. "
                      f"{col.failed[0]['pipeline']} on {col.failed[0]['data_label']} seed {col.failed[0]['seed']}: "
                      f"{col.failed[0]['status']}: {col.failed[0]['error']}")
-    if col.descriptive:
-        lines.append("Not metrics (no direction; in results.csv only): " + ", ".join(col.descriptive) + ".")
+    if col.unreported or col.descriptive:
+        lines.append("Also in results.csv: " + "; ".join(filter(None, [
+            ", ".join(col.unreported) + " (sub-metrics: report them with `write_report(..., metrics=[...])`)" if col.unreported else "",
+            ", ".join(col.descriptive) + " (descriptive: neither better nor worse)" if col.descriptive else "",
+        ])) + ".")
     lines.append(
         "Cells: mean ± sample standard deviation (n seeds); **bold**: the best mean of the column. "
         "Tests: Wilcoxon signed-rank over the (dataset, seed) pairs both methods have, zero "

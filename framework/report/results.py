@@ -56,6 +56,7 @@ class Collection:
     grid: str | None = None
     versions: dict[str, str] = field(default_factory=dict)
     everything: list[Result] = field(default_factory=list)  # metrics and descriptive values
+    unreported: list[str] = field(default_factory=list)  # metrics not asked for (sub-metrics)
 
     def methods(self) -> list[str]:
         return sorted({r.method for r in self.results})
@@ -96,10 +97,12 @@ def collect(rows: Sequence[Mapping[str, Any]], grid: str | None = None,
         step = steps.get((r["run_key"], r["on_step"]))
         where = (r["pipeline"], r["data_label"] or "data", r["source"],
                  json.dumps(r["source_params"], sort_keys=True), r["seed"], r["on_step"],
-                 step["params_hash"] if step else "")
+                 _params_id(step))
         evaluators.add(r["plugin"])
         for name, value in r["metrics"].items():
-            _put(values, (*where, r["step"], r["plugin"], r["params_hash"], name),
+            # a headline value is its evaluator's; another (n_variables, ...) is the step's
+            who = (r["plugin"], _params_id(r)) if name == r["plugin"] else ("", "")
+            _put(values, (*where, r["step"], *who, name),
                  (r["created"], r, step, name, float(value)))
         if step is not None and step["status"] == "done" and step["seconds"] is not None:
             _put(values, (*where, "", "", "", TIME), (r["created"], r, step, TIME, float(step["seconds"])))
@@ -109,11 +112,11 @@ def collect(rows: Sequence[Mapping[str, Any]], grid: str | None = None,
     sources: dict[tuple, set[str]] = defaultdict(set)
     for _, r, _, name, _ in values.values():
         sources[(r["pipeline"], r["on_step"], name)].add(r["step"] if name != TIME else "")
-    everything, descriptive = [], set()
+    everything, descriptive, unreported = [], set(), set()
     for _, r, step, name, value in values.values():
         shown = name if len(sources[(r["pipeline"], r["on_step"], name)]) == 1 else f"{name} [{r['step']}]"
         if name not in infos:
-            descriptive.add(shown)
+            (descriptive if metric_info(name) is None else unreported).add(shown)
         elif shown not in infos:
             infos[shown] = replace(infos[name], name=shown)
         everything.append(Result(labels[_method_key(r, step)], r["data_label"] or "data",
@@ -122,8 +125,8 @@ def collect(rows: Sequence[Mapping[str, Any]], grid: str | None = None,
     infos = {k: v for k, v in infos.items() if any(r.metric == k for r in results)}
     failed = [r for r in kept if r["status"] != "done"]
     versions = next((r["versions"] for r in reversed(kept) if r.get("versions")), {})
-    return Collection(results, infos, sorted(descriptive - set(infos)), len(latest), replaced,
-                      failed, grid, versions, everything)
+    return Collection(results, infos, sorted(descriptive), len(latest), replaced,
+                      failed, grid, versions, everything, sorted(unreported))
 
 
 def _latest_runs(rows: Sequence[Mapping[str, Any]]) -> tuple[dict[str, float], int]:
@@ -167,14 +170,23 @@ def _metric_infos(found: set[str], evaluators: set[str],
     return out
 
 
+def _params(row: Mapping[str, Any] | None) -> dict[str, Any]:
+    """A step's parameters without ``seed``: the seed is the replicate, not the method."""
+    return {k: v for k, v in (row["params"] if row else {}).items() if k != "seed"}
+
+
+def _params_id(row: Mapping[str, Any] | None) -> str:
+    return json.dumps(_params(row), sort_keys=True, default=str)
+
+
 def _method_key(r: Mapping[str, Any], step: Mapping[str, Any] | None) -> tuple:
-    return r["pipeline"], r["on_step"] or "?", r["method"], step["params_hash"] if step else ""
+    return r["pipeline"], r["on_step"] or "?", r["method"], _params_id(step)
 
 
 def _method_labels(items: Iterable[tuple]) -> dict[tuple, str]:
     params: dict[tuple, dict[str, Any]] = {}
     for _, r, step, _, _ in items:
-        params[_method_key(r, step)] = step["params"] if step else {}
+        params[_method_key(r, step)] = _params(step)
     several = len({k[0] for k in params}) > 1
     by_step: dict[tuple, list[tuple]] = defaultdict(list)
     for key in params:

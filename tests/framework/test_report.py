@@ -128,6 +128,7 @@ def test_direction_best_and_clipping_on_hand_made_rows(plugin_registry, tmp_path
     assert list(info) == ["edge_f1", "shd", "time"]
     assert [info[m].higher_is_better for m in info] == [True, False, False]
     assert report.collection.descriptive == ["n_variables"]  # not a metric: no table, no plot
+    assert report.collection.unreported == []
     best = {(c.metric, c.method) for s in report.sections for c in s.cells if c.best}
     assert best == {("edge_f1", "hill_climb"), ("shd", "hill_climb"), ("time", "pc")}
     shd = next(c for c in report.sections[1].cells if c.method == "pc")
@@ -226,3 +227,25 @@ def test_same_step_with_other_parameters_is_another_method(plugin_registry, tmp_
         col = collect(store.rows())
     assert sorted({(r.method, r.value) for r in col.of("shd")}) == [
         ("pc [alpha=0.01]", 1.0), ("pc [alpha=0.05]", 2.0)]
+
+
+def test_a_stochastic_steps_seed_is_the_replicate_not_another_method(plugin_registry, tmp_path):
+    with ResultStore(tmp_path / "h.db") as store:
+        for seed in range(3):
+            _write(store, "g", "greedy_dag", "d", seed, {"shd": seed}, params={"restarts": 2, "seed": seed})
+        col = collect(store.rows())
+    assert {r.method for r in col.results} == {"g (greedy_dag)"}
+    assert sorted(r.value for r in col.of("shd")) == [0.0, 1.0, 2.0]
+
+
+def test_the_baseline_grids_validate():
+    here = Path(__file__).resolve().parents[2] / "benchmarks" / "baselines"
+    sim, base = Grid.from_yaml(here / "grid.yaml")
+    tasks = sim.tasks(base)
+    assert len(tasks) == 6 * 10 and sim.seeds == list(range(10))
+    sachs, base = Grid.from_yaml(here / "sachs.yaml")
+    (task,) = sachs.tasks(base)
+    # one grid and one pipeline name: both land in one report, with the same method names
+    assert sim.name == sachs.name == "baselines" == task.pipeline["name"] == tasks[0].pipeline["name"]
+    for t in (task, tasks[0]):
+        assert [s.get("id") for s in t.pipeline["steps"][:3]] == ["pc", "hill_climb", "greedy_dag"]
