@@ -110,6 +110,7 @@ def to_markdown(report: Report, figures: Mapping[str, str] | None = None) -> str
         if len(sec.ranks) > 1:
             lines += ["Average rank over datasets:", "", *md_rows(RANK_HEADER, rank_rows(sec)), ""]
         if sec.tests:
-            lines += [f"Paired tests against the baselines ({', '.join(report.baselines)}):", "",
+            lines += [f"Paired tests against the baselines ({', '.join(report.baselines)}; "
+                      "mean difference: method - baseline):", "",
                       *md_rows(TEST_HEADER, test_rows(sec)), ""]
     return "\n".join(lines)

@@ -96,7 +96,8 @@ def to_html(report: Report, figures: Mapping[str, Path], title: str = "macrocaus
         if sec.tests:
             parts.append(_table(TEST_HEADER, test_rows(sec),
                                 f"Wilcoxon signed-rank test against the baselines "
-                                f"({', '.join(report.baselines)}); better/worse by the metric's direction"))
+                                f"({', '.join(report.baselines)}); better/worse by the metric's direction; "
+                                "mean difference: method - baseline"))
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f"<title>{escape(title)}</title><style>{_CSS}</style></head><body>\n"
             + "\n".join(parts) + "\n</body></html>\n")

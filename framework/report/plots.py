@@ -15,10 +15,11 @@ import numpy as np
 from .metrics import TIME, MetricInfo
 from .results import Result
 
-__all__ = ["plot_metric", "LOG_RATIO"]
+__all__ = ["plot_metric", "LOG_RATIO", "MIN_BOX"]
 
 LOG_RATIO = 30.0  # times whose largest is this many times their smallest: every facet in log scale
 _COLS = 4
+MIN_BOX = 5  # fewer seeds than this: dots and a median line, no quartile box
 
 
 def _plt():
@@ -35,7 +36,8 @@ def plot_metric(results: Sequence[Result], info: MetricInfo, path: str | Path,
     """Save the figure of one metric to *path* (PNG) and return the path.
 
     Each facet is one dataset; each method a box (quartiles, median line, whiskers
-    from min to max) with its seeds as dots, drawn clipped to the metric's range.
+    from min to max; only a median line below :data:`MIN_BOX` seeds) with its seeds
+    as dots, drawn clipped to the metric's range.
     *methods* fixes the order and colours (default: sorted names).
     """
     plt = _plt()
@@ -56,19 +58,30 @@ def plot_metric(results: Sequence[Result], info: MetricInfo, path: str | Path,
         per = {m: info.clip(sorted(r.value for r in results if r.data == data and r.method == m))
                for m in methods}
         shown = [m for m in methods if per[m].size]
-        box = ax.boxplot([per[m] for m in shown], positions=range(len(shown)), widths=0.6, whis=(0, 100),
-                         showfliers=False, patch_artist=True, medianprops={"color": "0.15", "lw": 1.2},
-                         whiskerprops={"color": "0.45"}, capprops={"color": "0.45"})
-        for x, (m, patch) in enumerate(zip(shown, box["boxes"])):
-            color = colors[methods.index(m)]
-            patch.set(facecolor=(*color[:3], 0.18), edgecolor=color)
-            v = per[m]
+        boxed = [m for m in shown if per[m].size >= MIN_BOX]
+        if boxed:
+            box = ax.boxplot([per[m] for m in boxed], positions=[shown.index(m) for m in boxed],
+                             widths=0.6, whis=(0, 100), showfliers=False, patch_artist=True,
+                             medianprops={"color": "0.15", "lw": 1.2},
+                             whiskerprops={"color": "0.45"}, capprops={"color": "0.45"})
+            for m, patch in zip(boxed, box["boxes"]):
+                color = colors[methods.index(m)]
+                patch.set(facecolor=(*color[:3], 0.18), edgecolor=color)
+        for x, m in enumerate(shown):
+            color, v = colors[methods.index(m)], per[m]
+            if v.size < MIN_BOX:
+                ax.hlines(np.median(v), x - 0.25, x + 0.25, color="0.15", lw=1.2)
             offsets = np.linspace(-0.18, 0.18, v.size) if v.size > 1 else np.zeros(1)
             ax.scatter(x + offsets, v, s=12, color=color, edgecolor="white", linewidth=0.4, zorder=3)
+        flat = np.concatenate([per[m] for m in shown])
+        if not log and not math.isfinite(info.high) and np.all(flat == np.round(flat)):  # counts
+            from matplotlib.ticker import MaxNLocator
+
+            ax.yaxis.set_major_locator(MaxNLocator(integer=True))
         if log:
             _log_axis(ax, np.concatenate([per[m] for m in shown]))
         else:
-            ax.set_ylim(*info.limits(np.concatenate([per[m] for m in shown])))
+            ax.set_ylim(*info.limits(flat))
         ax.set_xticks(range(len(shown)))
         ax.set_xticklabels(shown, rotation=30, ha="right", fontsize=8)
         ax.set_xlim(-0.6, len(shown) - 0.4)
@@ -83,7 +96,8 @@ def plot_metric(results: Sequence[Result], info: MetricInfo, path: str | Path,
         ax.set_visible(False)
     n_seeds = max((len({r.seed for r in results if r.data == d}) for d in datas), default=0)
     fig.suptitle(f"{info.name}: {info.direction}\n"
-                 f"dots: one per seed (up to {n_seeds}); box: quartiles and median; whiskers: min to max",
+                 f"dots: one per seed (up to {n_seeds}); line: median; box (from {MIN_BOX} seeds): "
+                 "quartiles; whiskers: min to max",
                  fontsize=9)
     fig.tight_layout()
     path = Path(path)
