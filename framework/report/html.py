@@ -9,6 +9,7 @@ from html import escape
 from pathlib import Path
 
 from .build import RANK_HEADER, TEST_HEADER, Report, rank_rows, summary_lines, test_rows
+from .results import natural_key
 from .tables import fmt_cell
 
 __all__ = ["to_html"]
@@ -81,8 +82,8 @@ def to_html(report: Report, figures: Mapping[str, Path], title: str = "macrocaus
         info = sec.info
         parts.append(f'<h2 id="{escape(info.name)}">{escape(info.name)} '
                      f'<span class="dir">({escape(info.direction)})</span></h2>')
-        datas = sorted({c.data for c in sec.cells})
-        methods = sorted({c.method for c in sec.cells})
+        datas = sorted({c.data for c in sec.cells}, key=natural_key)
+        methods = sorted({c.method for c in sec.cells}, key=natural_key)
         at = {(c.method, c.data): c for c in sec.cells}
         rows = [[m] + [fmt_cell(at[(m, d)]) if (m, d) in at else "" for d in datas] for m in methods]
         best = [[False] + [(m, d) in at and at[(m, d)].best for d in datas] for m in methods]

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from .metrics import TIME, MetricInfo
-from .results import Result
+from .results import Result, natural_key
 
 __all__ = ["plot_metric", "LOG_RATIO", "MIN_BOX"]
 
@@ -41,8 +41,8 @@ def plot_metric(results: Sequence[Result], info: MetricInfo, path: str | Path,
     *methods* fixes the order and colours (default: sorted names).
     """
     plt = _plt()
-    datas = sorted({r.data for r in results})
-    methods = list(methods) if methods is not None else sorted({r.method for r in results})
+    datas = sorted({r.data for r in results}, key=natural_key)
+    methods = list(methods) if methods is not None else sorted({r.method for r in results}, key=natural_key)
     ncol = min(len(datas), _COLS)
     nrow = math.ceil(len(datas) / ncol)
     longest = max(len(m) for m in methods)
@@ -54,8 +54,9 @@ def plot_metric(results: Sequence[Result], info: MetricInfo, path: str | Path,
     all_vals = info.clip(r.value for r in results)
     log = info.name == TIME and all_vals.size > 0 and all_vals.min() > 0 \
         and all_vals.max() / all_vals.min() > LOG_RATIO
+    by_seed = sorted(results, key=lambda r: r.seed)  # dots left to right in seed order
     for ax, data in zip(axes.flat, datas):
-        per = {m: info.clip(sorted(r.value for r in results if r.data == data and r.method == m))
+        per = {m: info.clip([r.value for r in by_seed if r.data == data and r.method == m])
                for m in methods}
         shown = [m for m in methods if per[m].size]
         boxed = [m for m in shown if per[m].size >= MIN_BOX]

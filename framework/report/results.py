@@ -19,6 +19,7 @@ the seconds the step took.
 from __future__ import annotations
 
 import json
+import re
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -27,7 +28,13 @@ from typing import Any
 from ..errors import MacrocauseError
 from .metrics import TIME, MetricInfo, metric_info
 
-__all__ = ["Result", "Collection", "collect"]
+__all__ = ["Result", "Collection", "collect", "natural_key"]
+
+
+def natural_key(text: str) -> tuple:
+    """Sort key with numbers compared as numbers: ``x[n=5]`` before ``x[n=10]``."""
+    return tuple((0, float(t), "") if t[0].isdigit() else (1, 0.0, t)
+                 for t in re.findall(r"\d+(?:\.\d+)?|\D+", text))
 
 
 @dataclass(frozen=True)
@@ -59,10 +66,10 @@ class Collection:
     unreported: list[str] = field(default_factory=list)  # metrics not asked for (sub-metrics)
 
     def methods(self) -> list[str]:
-        return sorted({r.method for r in self.results})
+        return sorted({r.method for r in self.results}, key=natural_key)
 
     def datasets(self) -> list[str]:
-        return sorted({r.data for r in self.results})
+        return sorted({r.data for r in self.results}, key=natural_key)
 
     def of(self, metric: str) -> list[Result]:
         return [r for r in self.results if r.metric == metric]

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .metrics import MetricInfo
-from .results import Result
+from .results import Result, natural_key
 
 __all__ = ["Cell", "aggregate", "markdown_table", "fmt_cell", "md_rows"]
 
@@ -40,7 +40,8 @@ def aggregate(results: Sequence[Result], infos: Mapping[str, MetricInfo]) -> lis
     for (metric, data, _), (mean, _, _) in stats.items():
         columns[(metric, data)].append(mean)
     out = []
-    for (metric, data, method), (mean, std, n) in sorted(stats.items()):
+    for (metric, data, method), (mean, std, n) in sorted(
+            stats.items(), key=lambda kv: (kv[0][0], natural_key(kv[0][1]), natural_key(kv[0][2]))):
         col = columns[(metric, data)]
         best = len(col) > 1 and math.isclose(mean, infos[metric].best(col), rel_tol=1e-12, abs_tol=1e-15)
         out.append(Cell(metric, data, method, mean, std, n, best))
@@ -65,8 +66,8 @@ def md_rows(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> list[str]:
 
 def markdown_table(cells: Sequence[Cell]) -> list[str]:
     """Methods as rows, datasets as columns, the best of each column in bold."""
-    datas = sorted({c.data for c in cells})
-    methods = sorted({c.method for c in cells})
+    datas = sorted({c.data for c in cells}, key=natural_key)
+    methods = sorted({c.method for c in cells}, key=natural_key)
     at = {(c.method, c.data): c for c in cells}
     rows = []
     for m in methods:
