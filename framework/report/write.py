@@ -18,7 +18,7 @@ FILES = ("report.md", "report.html", "report.csv", "results.csv", "ranks.csv", "
 
 def write_report(store, out: str | Path, grid: str | None = None, *,
                  baselines: Iterable[str] = BASELINES, metrics: Iterable[str] | None = None) -> list[Path]:
-    """Write the report of *store* (a :class:`~framework.store.ResultStore`) into folder *out*.
+    """Write the report of *store* (a ``ResultStore``) into folder *out*.
 
     One result per (pipeline, data, parameters, seed) is kept, the latest; with
     *grid*, only that grid's runs. Files: ``report.md`` and ``report.html`` (the
