@@ -249,3 +249,27 @@ def test_the_baseline_grids_validate():
     assert sim.name == sachs.name == "baselines" == task.pipeline["name"] == tasks[0].pipeline["name"]
     for t in (task, tasks[0]):
         assert [s.get("id") for s in t.pipeline["steps"][:3]] == ["pc", "hill_climb", "greedy_dag"]
+
+
+def test_a_failed_rerun_replaces_the_earlier_success(plugin_registry, tmp_path):
+    with ResultStore(tmp_path / "h.db") as store:
+        _write(store, "pc", "pc", "d", 0, {"shd": 1})
+        _write(store, "pc", "pc", "d", 1, {"shd": 2})
+        store.write_run("pc-d-0-None", [{"step": "pc", "kind": "search", "plugin": "pc", "params": {},
+                                         "status": "failed", "error": "boom"}],
+                        pipeline="p", seed=0, data_label="d", grid="hand")
+        col = collect(store.rows())
+    assert [r.value for r in col.of("shd")] == [2.0]
+    assert col.replaced == 1 and [f["error"] for f in col.failed] == ["boom"]
+
+
+def test_one_value_from_two_evaluate_steps_is_named_by_step(plugin_registry, tmp_path):
+    with ResultStore(tmp_path / "h.db") as store:
+        step = {"step": "pc", "kind": "search", "plugin": "pc", "params": {}, "seconds": 1.0}
+        ev = [{"step": sid, "kind": "evaluate", "plugin": "shd", "params": {}, "metrics": {"shd": v},
+               "on": "pc", "method": "pc"} for sid, v in (("vs_dag", 3.0), ("vs_cpdag", 1.0))]
+        store.write_run("k", [step, *ev], pipeline="p", seed=0, data_label="d")
+        col = collect(store.rows())
+    assert {(r.metric, r.value) for r in col.results} == {("shd [vs_dag]", 3.0), ("shd [vs_cpdag]", 1.0),
+                                                         ("time", 1.0)}
+    assert not col.metrics["shd [vs_dag]"].higher_is_better
