@@ -96,7 +96,7 @@ def collect(rows: Sequence[Mapping[str, Any]], grid: str | None = None,
     latest, replaced = _latest_runs(rows)
     kept = [r for r in rows if latest.get(r["run_key"]) == r["created"]]
     steps = {(r["run_key"], r["step"]): r for r in kept if r["kind"] in ("search", "partition")}
-    values: dict[tuple, tuple[float, Mapping[str, Any], str, str]] = {}
+    values: dict[tuple, tuple[float, Mapping[str, Any], Mapping[str, Any] | None, str, float]] = {}
     evaluators: set[str] = set()
     for r in kept:
         if r["kind"] != "evaluate" or r["status"] != "done":
