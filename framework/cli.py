@@ -219,30 +219,32 @@ def compare(grid: Path, store_path: str, executor: str, address: str | None, n_j
 @main.command()
 @click.option("--store", "store_path", default="macrocause-results.db", show_default=True)
 @click.option("--out", "out_dir", default=None, type=click.Path(file_okay=False, path_type=Path),
-              help="Write report.md, report.csv and one PNG per metric here.")
+              help="Write report.md, report.html, CSV files and one PNG per metric here.")
 @click.option("--grid", "grid_name", default=None, metavar="NAME", help="The grid to report (default: the latest).")
 def report(store_path: str, out_dir: Path | None, grid_name: str | None) -> None:
-    """Tables (methods x datasets x metrics, mean ± std over seeds) from the store.
+    """Tables (methods x datasets per metric, mean ± sd over seeds), ranks and paired tests.
+
+    With --out: also report.html (self-contained), CSV files and one PNG per metric.
 
     \b
     Examples:
       macrocause report
       macrocause report --store grid.db --grid quickstart --out report/
     """
-    from .compare import atomic_folder, format_table, report_table, write_report
+    from .compare import atomic_folder
+    from .report import build_report, to_markdown, write_report
     from .store import ResultStore
 
     if not Path(store_path).is_file():
         raise MacrocauseError(f"No results store at {store_path}; run `macrocause run` or `compare` first.")
     with ResultStore(store_path) as store:
-        rows = store.results(grid_name)
         shown = grid_name or (store.grids() or [None])[-1]
         click.echo(f"Grid {shown!r}." if shown else "Single runs (the store holds no grid).", err=True)
-        click.echo(format_table(report_table(rows)))
+        click.echo(to_markdown(build_report(store.results(shown))))
         if out_dir is not None:
             with atomic_folder(out_dir) as tmp:
                 files = write_report(store, tmp, grid=shown)
-            click.echo(f"Wrote {len(files)} files to {out_dir}.", err=True)
+            click.echo(f"Wrote {len(files)} files to {out_dir} (open report.html).", err=True)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -1,4 +1,4 @@
-"""Grids of runs (data x pipelines x seeds), resumable through the results store, and reports.
+"""Grids of runs (data x pipelines x seeds), resumable through the results store.
 
 A grid file::
 
@@ -20,11 +20,9 @@ import hashlib
 import json
 import os
 import shutil
-import statistics
 import sys
 import tempfile
 import time
-from collections import defaultdict
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
@@ -41,7 +39,7 @@ from .pipeline.yaml_io import load_yaml as _yaml_load
 from .pipeline.yaml_io import read_yaml_source as _read_yaml_source
 from .store import ResultStore, provenance, run_key
 
-__all__ = ["Grid", "Task", "run_task", "compare", "report_table", "write_report", "atomic_folder"]
+__all__ = ["Grid", "Task", "run_task", "compare", "atomic_folder"]
 
 
 def _once(values: list[Any]) -> None:
@@ -292,71 +290,3 @@ def atomic_folder(out: Path) -> Iterator[Path]:
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
-
-def report_table(rows: list[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """Aggregate evaluation rows: one entry per (data, method, metric) with mean, std, n seeds.
-
-    The method is the evaluated step (prefixed by the pipeline when several pipelines are stored).
-    """
-    evals = [r for r in rows if r["kind"] == "evaluate" and r["status"] == "done"]
-    several = len({r["pipeline"] for r in evals}) > 1
-    groups: dict[tuple[str, str, str], list[float]] = defaultdict(list)
-    for r in evals:
-        method = r["on_step"] or "?"
-        if r["method"] and r["method"] != method:
-            method = f"{method} ({r['method']})"
-        if several:
-            method = f"{r['pipeline']}:{method}"
-        for metric, value in r["metrics"].items():
-            groups[(r["data_label"] or "data", method, metric)].append(float(value))
-    out = []
-    for (data, method, metric), vals in sorted(groups.items()):
-        out.append({
-            "data": data, "method": method, "metric": metric, "mean": statistics.fmean(vals),
-            "std": statistics.pstdev(vals) if len(vals) > 1 else 0.0, "n": len(vals),
-        })
-    return out
-
-
-def format_table(table: list[Mapping[str, Any]]) -> str:
-    """Markdown: one section per metric; rows = methods, columns = datasets, cells = mean ± std."""
-    if not table:
-        return "No evaluations in the store yet."
-    lines = []
-    for metric in sorted({t["metric"] for t in table}):
-        sub = [t for t in table if t["metric"] == metric]
-        datas = sorted({t["data"] for t in sub})
-        methods = sorted({t["method"] for t in sub})
-        cell = {(t["method"], t["data"]): t for t in sub}
-        lines += [f"### {metric}", "", "| method | " + " | ".join(datas) + " |",
-                  "|---|" + "---|" * len(datas)]
-        for m in methods:
-            vals = []
-            for d in datas:
-                t = cell.get((m, d))
-                vals.append("" if t is None else f"{t['mean']:.4g} ± {t['std']:.2g} (n={t['n']})")
-            lines.append(f"| {m} | " + " | ".join(vals) + " |")
-        lines.append("")
-    return "\n".join(lines)
-
-
-def write_report(store: ResultStore, out: Path, grid: str | None = None) -> list[Path]:
-    """Write ``report.md``, ``report.csv`` and one PNG per metric of one grid (default: the
-    latest, see :meth:`ResultStore.results`) into *out*; return the files."""
-    import csv
-
-    from .plotting import plot_report
-
-    out.mkdir(parents=True, exist_ok=True)
-    table = report_table(store.results(grid))
-    files = [out / "report.md", out / "report.csv"]
-    files[0].write_text("# macrocause report\n\n" + format_table(table) + "\n")
-    with files[1].open("w", newline="") as fh:
-        w = csv.DictWriter(fh, fieldnames=["data", "method", "metric", "mean", "std", "n"])
-        w.writeheader()
-        w.writerows(table)
-    for metric in sorted({t["metric"] for t in table}):
-        path = out / f"{metric}.png"
-        plot_report([t for t in table if t["metric"] == metric], metric, path)
-        files.append(path)
-    return files

@@ -1,4 +1,4 @@
-"""Plots: partitions in the plane, causal graphs with cluster boxes, benchmark charts.
+"""Plots: partitions in the plane, causal graphs with cluster boxes (report figures: ``framework.report``).
 
 matplotlib is imported inside each function (Agg backend), so importing this
 module costs nothing.
@@ -6,9 +6,7 @@ module costs nothing.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
@@ -23,30 +21,6 @@ def _plt():
     import matplotlib.pyplot as plt
 
     return plt
-
-
-def plot_report(rows: Sequence[Mapping[str, Any]], metric: str, path: str | Path) -> Path:
-    """Grouped bars (methods within datasets) of one metric with ± std error bars."""
-    plt = _plt()
-    datas = sorted({r["data"] for r in rows})
-    methods = sorted({r["method"] for r in rows})
-    cell = {(r["method"], r["data"]): r for r in rows}
-    width = 0.8 / max(len(methods), 1)
-    fig, ax = plt.subplots(figsize=(max(4, 1.6 * len(datas) + 1), 3.2))
-    for k, m in enumerate(methods):
-        xs = np.arange(len(datas)) + k * width
-        means = [cell[(m, d)]["mean"] if (m, d) in cell else np.nan for d in datas]
-        stds = [cell[(m, d)]["std"] if (m, d) in cell else 0 for d in datas]
-        ax.bar(xs, means, width, yerr=stds, label=m, capsize=2)
-    ax.set_xticks(np.arange(len(datas)) + width * (len(methods) - 1) / 2)
-    ax.set_xticklabels(datas, rotation=15, ha="right", fontsize=8)
-    ax.set_ylabel(metric)
-    ax.legend(fontsize=7, frameon=False)
-    fig.tight_layout()
-    path = Path(path)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
 
 
 def plot_partition(X: np.ndarray, partition: Partition, path: str | Path | None = None, ax=None,

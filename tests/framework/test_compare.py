@@ -10,8 +10,15 @@ from pathlib import Path
 import pytest
 import toy_plugins
 
-from framework.compare import Grid, compare, format_table, report_table, write_report
+from framework.compare import Grid, compare
+from framework.report import build_report
 from framework.store import ResultStore
+
+
+def report_table(rows):
+    """The report's cells (metric, data, method, mean, n), time aside."""
+    return [{"data": c.data, "method": c.method, "metric": c.metric, "mean": c.mean, "n": c.n}
+            for sec in build_report(rows).sections if sec.info.name != "time" for c in sec.cells]
 
 HERE = Path(__file__).resolve().parent
 
@@ -126,22 +133,6 @@ def test_sigkill_loses_nothing_and_rerun_completes(toys, tmp_path):
         assert len(store.rows()) == 40
 
 
-def test_report_aggregates_over_seeds(toys, tmp_path):
-    grid, base = Grid.from_yaml(_grid(tmp_path, seeds=2))
-    with ResultStore(tmp_path / "r.db") as store:
-        compare(grid, store, base=base, progress=False)
-        table = report_table(store.rows())
-        assert {(t["data"], t["method"], t["metric"], t["mean"], t["n"]) for t in table} == {
-            ("toy_source[n=20,sleep=0.0]", "groups (toy_threshold)", "toy_agreement", 1.0, 2),
-            ("toy_source[n=40]", "groups (toy_threshold)", "toy_agreement", 1.0, 2),
-        }
-        text = format_table(table)
-        assert "| groups (toy_threshold) | 1 ± 0 (n=2) | 1 ± 0 (n=2) |" in text
-        files = write_report(store, tmp_path / "out")
-        assert {f.name for f in files} == {"report.md", "report.csv", "toy_agreement.png"}
-        assert (tmp_path / "out" / "toy_agreement.png").stat().st_size > 1000
-
-
 def test_bad_grids(toys, tmp_path):
     from framework import PipelineError
 
@@ -244,7 +235,7 @@ def test_a_worker_that_dies_fails_its_run_only(toys, tmp_path):
 def test_report_out_is_replaced_atomically(toys, tmp_path, monkeypatch):
     from click.testing import CliRunner
 
-    import framework.compare as fc
+    import framework.report as fr
     from framework.cli import main
 
     grid, base = Grid.from_yaml(_grid(tmp_path, seeds=1))
@@ -256,13 +247,14 @@ def test_report_out_is_replaced_atomically(toys, tmp_path, monkeypatch):
     (out / "old.txt").write_text("from an earlier report")
     res = CliRunner().invoke(main, ["report", "--store", str(db), "--out", str(out)])
     assert res.exit_code == 0, res.output
-    assert sorted(p.name for p in out.iterdir()) == ["report.csv", "report.md", "toy_agreement.png"]
+    names = sorted(p.name for p in out.iterdir())
+    assert {"report.md", "report.html", "report.csv"} <= set(names) and "old.txt" not in names
 
     def broken(store, folder, grid=None):
         (folder / "report.md").write_text("half")
         raise OSError("disk full")
 
-    monkeypatch.setattr(fc, "write_report", broken)
+    monkeypatch.setattr(fr, "write_report", broken)
     res = CliRunner().invoke(main, ["report", "--store", str(db), "--out", str(out)])
     assert res.exit_code == 1 and "disk full" in res.output
     assert (out / "report.md").read_text().startswith("# macrocause report")

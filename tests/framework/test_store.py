@@ -10,10 +10,10 @@ import time
 from pathlib import Path
 
 import pytest
-from test_compare import _grid, toys  # noqa: F401  (fixture)
+from test_compare import _grid, report_table, toys  # noqa: F401  (fixture)
 
 from framework.cli import main
-from framework.compare import Grid, Task, compare, report_table
+from framework.compare import Grid, Task, compare
 from framework.errors import MacrocauseError
 from framework.store import SCHEMA_VERSION, ResultStore, git_commit
 
@@ -142,7 +142,7 @@ def test_single_run_twice_is_stored_once_and_not_in_grid_reports(toys, tmp_path)
         compare(grid, store, base=base, progress=False)
         assert {r["pipeline"] for r in store.results()} == {"toy"}
     res = CliRunner().invoke(main, ["report", "--store", db])
-    assert res.exit_code == 0 and "(n=1)" in res.output and "one" not in res.output
+    assert res.exit_code == 0 and "(n=1)" in res.output and "s (toy_threshold)" not in res.output
 
 
 def test_report_takes_one_grid_latest_by_default(toys, tmp_path):  # noqa: F811

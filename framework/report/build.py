@@ -1,0 +1,116 @@
+"""A report's content (tables, ranks, tests per metric) and its markdown text."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .metrics import MetricInfo
+from .results import Collection, collect
+from .stats import MIN_PAIRS, PairedTest, Rank, average_ranks, paired_tests
+from .tables import Cell, aggregate, markdown_table, md_rows
+
+__all__ = ["BASELINES", "Section", "Report", "build_report", "to_markdown"]
+
+BASELINES = ("pc", "hill_climb")
+
+
+@dataclass
+class Section:
+    """Everything reported about one metric."""
+
+    info: MetricInfo
+    cells: list[Cell]
+    ranks: list[Rank]
+    tests: list[PairedTest]
+
+
+@dataclass
+class Report:
+    collection: Collection
+    sections: list[Section]
+    baselines: list[str]  # the methods tested against
+
+
+def build_report(rows: Sequence[Mapping[str, Any]], grid: str | None = None,
+                 baselines: Iterable[str] = BASELINES, metrics: Iterable[str] | None = None) -> Report:
+    """Deduplicate the store *rows* and compute every metric's table, ranks and tests.
+
+    *baselines* are plugin names: every method whose evaluated step runs one of
+    them is a baseline the other methods are tested against.
+    """
+    col = collect(rows, grid=grid, metrics=metrics)
+    plugins = set(baselines)
+    base = sorted({r.method for r in col.results if r.plugin in plugins})
+    cells = aggregate(col.results, col.metrics)
+    sections = []
+    for name, info in col.metrics.items():
+        sub = [c for c in cells if c.metric == name]
+        sections.append(Section(info, sub, average_ranks(sub, info), paired_tests(col.of(name), info, base)))
+    return Report(col, sections, base)
+
+
+def _num(x: float, fmt: str = ".3g") -> str:
+    return "" if math.isnan(x) else format(x, fmt)
+
+
+def rank_rows(section: Section) -> list[list[str]]:
+    return [[r.method, f"{r.mean_rank:.2f}", str(r.n_datasets)] for r in section.ranks]
+
+
+RANK_HEADER = ["method", "average rank (1 = best)", "datasets"]
+TEST_HEADER = ["method", "baseline", "n pairs", "better / tied / worse", "mean difference",
+               "W", "p", "p (Holm)"]
+
+
+def test_rows(section: Section) -> list[list[str]]:
+    return [[t.method, t.baseline, str(t.n), f"{t.wins} / {t.ties} / {t.losses}", _num(t.mean_diff, ".4g"),
+             _num(t.statistic, ".4g"), t.shown_p, "" if t.note else _num(t.p_holm)] for t in section.tests]
+
+
+def summary_lines(report: Report) -> list[str]:
+    col = report.collection
+    where = f"of grid `{col.grid}`" if col.grid else "(every run in the store)"
+    again = f"; {col.replaced} earlier copies of runs stored again left out" if col.replaced else ""
+    lines = [f"{col.runs} distinct runs {where}{again}: "
+             f"{len(col.methods())} methods on {len(col.datasets())} datasets."]
+    if col.failed:
+        lines.append(f"Failed or timed out (not in the tables): {len(col.failed)} step(s), e.g. "
+                     f"{col.failed[0]['pipeline']} on {col.failed[0]['data_label']} seed {col.failed[0]['seed']}: "
+                     f"{col.failed[0]['status']}: {col.failed[0]['error']}")
+    if col.unreported or col.descriptive:
+        lines.append("Also in results.csv: " + "; ".join(filter(None, [
+            ", ".join(col.unreported) + " (sub-metrics: report them with `write_report(..., metrics=[...])`)" if col.unreported else "",
+            ", ".join(col.descriptive) + " (descriptive: neither better nor worse)" if col.descriptive else "",
+        ])) + ".")
+    lines.append(
+        "Cells: mean ± sample standard deviation (n seeds); **bold**: the best mean of the column. "
+        "Tests: Wilcoxon signed-rank over the (dataset, seed) pairs both methods have, zero "
+        f"differences split (Demšar 2006), two-sided; n/a below {MIN_PAIRS} pairs; "
+        "p (Holm) adjusts for the tests of one metric."
+    )
+    if col.versions:
+        lines.append("Versions: " + ", ".join(f"{k} {v}" for k, v in sorted(col.versions.items())) + ".")
+    return lines
+
+
+def to_markdown(report: Report, figures: Mapping[str, str] | None = None) -> str:
+    """The whole report as markdown; *figures* maps a metric to its image path."""
+    if not report.sections:
+        return "No evaluations in the store yet."
+    lines = ["# macrocause report", ""]
+    for s in summary_lines(report):
+        lines += [s, ""]
+    for sec in report.sections:
+        lines += [f"### {sec.info.name} ({sec.info.direction})", "", *markdown_table(sec.cells), ""]
+        if figures and sec.info.name in figures:
+            lines += [f"![{sec.info.name} by method and dataset]({figures[sec.info.name]})", ""]
+        if len(sec.ranks) > 1:
+            lines += ["Average rank over datasets:", "", *md_rows(RANK_HEADER, rank_rows(sec)), ""]
+        if sec.tests:
+            lines += [f"Paired tests against the baselines ({', '.join(report.baselines)}; "
+                      "mean difference: method - baseline):", "",
+                      *md_rows(TEST_HEADER, test_rows(sec)), ""]
+    return "\n".join(lines)

@@ -1,0 +1,127 @@
+"""One figure per metric: a facet per dataset, a box per method with one dot per seed.
+
+matplotlib is imported on first use, with the Agg backend.
+"""
+
+from __future__ import annotations
+
+import math
+import textwrap
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from .metrics import TIME, MetricInfo
+from .results import Result, natural_key
+
+__all__ = ["plot_metric", "LOG_RATIO", "MIN_BOX"]
+
+LOG_RATIO = 30.0  # times whose largest is this many times their smallest: every facet in log scale
+_COLS = 4
+MIN_BOX = 5  # fewer seeds than this: dots and a median line, no quartile box
+
+
+def _plt():
+    import matplotlib
+
+    matplotlib.use("Agg", force=False)
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def plot_metric(results: Sequence[Result], info: MetricInfo, path: str | Path,
+                methods: Sequence[str] | None = None) -> Path:
+    """Save the figure of one metric to *path* (PNG) and return the path.
+
+    Each facet is one dataset; each method a box (quartiles, median line, whiskers
+    from min to max; only a median line below :data:`MIN_BOX` seeds) with its seeds
+    as dots, drawn clipped to the metric's range.
+    *methods* fixes the order and colours (default: sorted names).
+    """
+    plt = _plt()
+    datas = sorted({r.data for r in results}, key=natural_key)
+    methods = list(methods) if methods is not None else sorted({r.method for r in results}, key=natural_key)
+    ncol = min(len(datas), _COLS)
+    nrow = math.ceil(len(datas) / ncol)
+    longest = max(len(m) for m in methods)
+    methods_max = max(len({r.method for r in results if r.data == d}) for d in datas)
+    facet_w = max(2.6, 0.42 * methods_max + 1.2)
+    facet_h = 2.4 + 0.045 * min(longest, 40)  # room for the rotated method names
+    fig, axes = plt.subplots(nrow, ncol, figsize=(ncol * facet_w + 0.4, nrow * facet_h + 0.9), squeeze=False)
+    colors = [plt.get_cmap("tab10")(i % 10) for i in range(len(methods))]
+    all_vals = info.clip(r.value for r in results)
+    log = info.name == TIME and all_vals.size > 0 and all_vals.min() > 0 \
+        and all_vals.max() / all_vals.min() > LOG_RATIO
+    by_seed = sorted(results, key=lambda r: r.seed)  # dots left to right in seed order
+    for ax, data in zip(axes.flat, datas):
+        per = {m: info.clip([r.value for r in by_seed if r.data == data and r.method == m])
+               for m in methods}
+        shown = [m for m in methods if per[m].size]
+        boxed = [m for m in shown if per[m].size >= MIN_BOX]
+        if boxed:
+            box = ax.boxplot([per[m] for m in boxed], positions=[shown.index(m) for m in boxed],
+                             widths=0.6, whis=(0, 100), showfliers=False, patch_artist=True,
+                             medianprops={"color": "0.15", "lw": 1.2},
+                             whiskerprops={"color": "0.45"}, capprops={"color": "0.45"})
+            for m, patch in zip(boxed, box["boxes"]):
+                color = colors[methods.index(m)]
+                patch.set(facecolor=(*color[:3], 0.18), edgecolor=color)
+        for x, m in enumerate(shown):
+            color, v = colors[methods.index(m)], per[m]
+            if v.size < MIN_BOX:
+                ax.hlines(np.median(v), x - 0.25, x + 0.25, color="0.15", lw=1.2)
+            offsets = np.linspace(-0.18, 0.18, v.size) if v.size > 1 else np.zeros(1)
+            ax.scatter(x + offsets, v, s=12, color=color, edgecolor="white", linewidth=0.4, zorder=3)
+        flat = np.concatenate([per[m] for m in shown])
+        if not log and not math.isfinite(info.high) and np.all(flat == np.round(flat)):  # counts
+            from matplotlib.ticker import MaxNLocator
+
+            ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+        if log:
+            _log_axis(ax, np.concatenate([per[m] for m in shown]))
+        else:
+            ax.set_ylim(*info.limits(flat))
+        ax.set_xticks(range(len(shown)))
+        ax.set_xticklabels(shown, rotation=30, ha="right", fontsize=8)
+        ax.set_xlim(-0.6, len(shown) - 0.4)
+        ax.tick_params(axis="y", labelsize=8)
+        ax.grid(axis="y", color="0.9", lw=0.6)
+        ax.set_axisbelow(True)
+        ax.set_title(_facet_title(data), fontsize=8)
+    label = info.label.replace(" [s]", " [s, log scale]") if log else info.label
+    for ax in axes[:, 0]:
+        ax.set_ylabel(label, fontsize=8)
+    for ax in axes.flat[len(datas):]:
+        ax.set_visible(False)
+    n_seeds = max((len({r.seed for r in results if r.data == d}) for d in datas), default=0)
+    fig.suptitle(f"{info.name}: {info.direction}\n"
+                 f"dots: one per seed (up to {n_seeds}); line: median; box (from {MIN_BOX} seeds): "
+                 "quartiles; whiskers: min to max",
+                 fontsize=9)
+    fig.tight_layout()
+    path = Path(path)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def _facet_title(data: str) -> str:
+    """``"discrete_bn[n_samples=1000,n_variables=6]"`` -> name on one line, parameters below."""
+    name, bracket, rest = data.partition("[")
+    if not bracket:
+        return "\n".join(textwrap.wrap(data, 34))
+    params = rest.rstrip("]").split(",")
+    return name + "\n" + "\n".join(textwrap.wrap(", ".join(params), 40))
+
+
+def _log_axis(ax, values: np.ndarray) -> None:
+    """Log scale with plain numbers; minor ticks labelled when the facet spans under a decade."""
+    from matplotlib.ticker import FuncFormatter, NullFormatter
+
+    ax.set_yscale("log")
+    plain = FuncFormatter(lambda v, _: f"{v:g}")
+    ax.yaxis.set_major_formatter(plain)
+    narrow = values.max() / values.min() < 10
+    ax.yaxis.set_minor_formatter(plain if narrow else NullFormatter())

@@ -1,0 +1,213 @@
+"""From store rows to results: one value per (method, data, seed, metric), re-runs replaced.
+
+A *run* is one pipeline on one dataset with one seed; its store key hashes the
+pipeline (steps and parameters), the data and the seed. When the same run was
+stored twice (``macrocause run`` twice, or a grid run into a store that already
+held it under another grid), only the latest is kept; a latest run that failed
+or timed out replaces an earlier success and is counted as such. A second pass
+keeps one value per (pipeline, data, seed, evaluated step and its parameters,
+evaluator and its parameters), so an edited pipeline that still holds the same
+step does not count it twice.
+
+The *method* of a value is the evaluated step (``"groups (kmeans)"`` when the step
+id is not the plugin name), prefixed by the pipeline when several pipelines were
+stored, and suffixed by the differing parameters when the same step was stored
+with several. Besides the evaluators' values, each evaluated step yields ``time``:
+the seconds the step took.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from ..errors import MacrocauseError
+from .metrics import TIME, MetricInfo, metric_info
+
+__all__ = ["Result", "Collection", "collect", "natural_key"]
+
+
+def natural_key(text: str) -> tuple:
+    """Sort key with numbers compared as numbers: ``x[n=5]`` before ``x[n=10]``."""
+    return tuple((0, float(t), "") if t[0].isdigit() else (1, 0.0, t)
+                 for t in re.findall(r"\d+(?:\.\d+)?|\D+", text))
+
+
+@dataclass(frozen=True)
+class Result:
+    """One value: a method on a dataset with a seed, for one metric."""
+
+    method: str
+    data: str
+    seed: int
+    metric: str
+    value: float
+    plugin: str | None = None  # the plugin of the evaluated step
+    pipeline: str = ""
+
+
+@dataclass
+class Collection:
+    """What :func:`collect` found: the results and what it left out."""
+
+    results: list[Result]
+    metrics: dict[str, MetricInfo]  # reported metrics, in report order
+    descriptive: list[str] = field(default_factory=list)  # values with no direction
+    runs: int = 0  # distinct runs kept
+    replaced: int = 0  # stored runs replaced by a later copy
+    failed: list[dict[str, Any]] = field(default_factory=list)  # latest runs that failed / timed out
+    grid: str | None = None
+    versions: dict[str, str] = field(default_factory=dict)
+    everything: list[Result] = field(default_factory=list)  # metrics and descriptive values
+    unreported: list[str] = field(default_factory=list)  # metrics not asked for (sub-metrics)
+
+    def methods(self) -> list[str]:
+        return sorted({r.method for r in self.results}, key=natural_key)
+
+    def datasets(self) -> list[str]:
+        return sorted({r.data for r in self.results}, key=natural_key)
+
+    def of(self, metric: str) -> list[Result]:
+        return [r for r in self.results if r.metric == metric]
+
+
+def collect(rows: Sequence[Mapping[str, Any]], grid: str | None = None,
+            metrics: Iterable[str] | None = None) -> Collection:
+    """Deduplicated results of the store *rows* (``ResultStore.rows()``).
+
+    Parameters
+    ----------
+    rows : list of dict
+        Store rows, in store order.
+    grid : str, optional
+        Keep only the runs of this grid (default: every run, single runs included).
+    metrics : list of str, optional
+        Metrics to report (default: every evaluator's headline value, then ``time``).
+    """
+    if grid is not None:
+        names = sorted({r["grid"] for r in rows if r["grid"]})
+        rows = [r for r in rows if r["grid"] == grid]
+        if not rows:
+            raise MacrocauseError(f"The store has no runs of grid {grid!r}; its grids: {names or 'none'}.")
+    latest, replaced = _latest_runs(rows)
+    kept = [r for r in rows if latest.get(r["run_key"]) == r["created"]]
+    steps = {(r["run_key"], r["step"]): r for r in kept if r["kind"] in ("search", "partition")}
+    values: dict[tuple, tuple[float, Mapping[str, Any], Mapping[str, Any] | None, str, float]] = {}
+    evaluators: set[str] = set()
+    for r in kept:
+        if r["kind"] != "evaluate" or r["status"] != "done":
+            continue
+        step = steps.get((r["run_key"], r["on_step"]))
+        where = (r["pipeline"], r["data_label"] or "data", r["source"],
+                 json.dumps(r["source_params"], sort_keys=True), r["seed"], r["on_step"],
+                 _params_id(step))
+        evaluators.add(r["plugin"])
+        for name, value in r["metrics"].items():
+            # a headline value is its evaluator's; another (n_variables, ...) is the step's
+            who = (r["plugin"], _params_id(r)) if name == r["plugin"] else ("", "")
+            _put(values, (*where, r["step"], *who, name),
+                 (r["created"], r, step, name, float(value)))
+        if step is not None and step["status"] == "done" and step["seconds"] is not None:
+            _put(values, (*where, "", "", "", TIME), (r["created"], r, step, TIME, float(step["seconds"])))
+    infos = _metric_infos({v[3] for v in values.values()}, evaluators, metrics)
+    labels = _method_labels(values.values())
+    # the same value from two evaluate steps on one step (e.g. two truths): name it by its step
+    sources: dict[tuple, set[str]] = defaultdict(set)
+    for _, r, _, name, _ in values.values():
+        sources[(r["pipeline"], r["on_step"], name)].add(r["step"] if name != TIME else "")
+    everything, descriptive, unreported = [], set(), set()
+    for _, r, step, name, value in values.values():
+        shown = name if len(sources[(r["pipeline"], r["on_step"], name)]) == 1 else f"{name} [{r['step']}]"
+        if name not in infos:
+            (descriptive if metric_info(name) is None else unreported).add(shown)
+        elif shown not in infos:
+            infos[shown] = replace(infos[name], name=shown)
+        everything.append(Result(labels[_method_key(r, step)], r["data_label"] or "data",
+                                 int(r["seed"] or 0), shown, value, r["method"], r["pipeline"]))
+    results = [r for r in everything if r.metric in infos]
+    infos = {k: v for k, v in infos.items() if any(r.metric == k for r in results)}
+    failed = [r for r in kept if r["status"] != "done"]
+    versions = next((r["versions"] for r in reversed(kept) if r.get("versions")), {})
+    return Collection(results, infos, sorted(descriptive), len(latest), replaced,
+                      failed, grid, versions, everything, sorted(unreported))
+
+
+def _latest_runs(rows: Sequence[Mapping[str, Any]]) -> tuple[dict[str, float], int]:
+    times: dict[str, set[float]] = defaultdict(set)
+    for r in rows:
+        times[r["run_key"]].add(r["created"])
+    return {k: max(v) for k, v in times.items()}, sum(len(v) - 1 for v in times.values())
+
+
+def _put(values: dict, key: tuple, item: tuple) -> None:
+    if key not in values or item[0] >= values[key][0]:
+        values[key] = item
+
+
+def _metric_infos(found: set[str], evaluators: set[str],
+                  wanted: Iterable[str] | None) -> dict[str, MetricInfo]:
+    from .. import registry
+
+    def evaluator(name):
+        try:
+            return registry.get(name) if name in evaluators else None
+        except Exception:  # an evaluator no longer installed: fall back on the table
+            return None
+
+    if wanted is None:
+        order = sorted(n for n in found if n in evaluators) + ([TIME] if TIME in found else [])
+    else:
+        order = list(wanted)
+        missing = [n for n in order if n not in found]
+        if missing:
+            raise MacrocauseError(f"No values of metric(s) {missing} in the store; it has {sorted(found)}.")
+    out = {}
+    for name in order:
+        info = metric_info(name, evaluator(name))
+        if info is None:
+            if wanted is not None:
+                raise MacrocauseError(f"{name!r} is not a metric (no known direction); "
+                                      "report one of the evaluators' values or time.")
+            continue
+        out[name] = info
+    return out
+
+
+def _params(row: Mapping[str, Any] | None) -> dict[str, Any]:
+    """A step's parameters without ``seed``: the seed is the replicate, not the method."""
+    return {k: v for k, v in (row["params"] if row else {}).items() if k != "seed"}
+
+
+def _params_id(row: Mapping[str, Any] | None) -> str:
+    return json.dumps(_params(row), sort_keys=True, default=str)
+
+
+def _method_key(r: Mapping[str, Any], step: Mapping[str, Any] | None) -> tuple:
+    return r["pipeline"], r["on_step"] or "?", r["method"], _params_id(step)
+
+
+def _method_labels(items: Iterable[tuple]) -> dict[tuple, str]:
+    params: dict[tuple, dict[str, Any]] = {}
+    for _, r, step, _, _ in items:
+        params[_method_key(r, step)] = _params(step)
+    several = len({k[0] for k in params}) > 1
+    by_step: dict[tuple, list[tuple]] = defaultdict(list)
+    for key in params:
+        by_step[key[:2]].append(key)
+    out = {}
+    for (pipeline, on), keys in by_step.items():
+        differ = sorted({p for k in keys for p in params[k]
+                         if len({json.dumps(params[j].get(p), sort_keys=True, default=str) for j in keys}) > 1})
+        for key in keys:
+            label = on if key[2] in (None, on) else f"{on} ({key[2]})"
+            if several:
+                label = f"{pipeline}:{label}"
+            if differ:
+                label += " [" + ",".join(f"{p}={params[key].get(p)}" for p in differ) + "]"
+            out[key] = label
+    return out
+
