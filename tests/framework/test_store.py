@@ -142,7 +142,7 @@ def test_single_run_twice_is_stored_once_and_not_in_grid_reports(toys, tmp_path)
         compare(grid, store, base=base, progress=False)
         assert {r["pipeline"] for r in store.results()} == {"toy"}
     res = CliRunner().invoke(main, ["report", "--store", db])
-    assert res.exit_code == 0 and "(n=1)" in res.output and "s (toy_threshold)" not in res.output
+    assert res.exit_code == 0 and "(n=1)" in res.output and "| s (toy_threshold)" not in res.output
 
 
 def test_report_takes_one_grid_latest_by_default(toys, tmp_path):  # noqa: F811
