@@ -160,6 +160,12 @@ class ResultStore:
     def count_runs(self) -> int:
         return self._conn.execute("SELECT COUNT(DISTINCT run_key) FROM runs").fetchone()[0]
 
+    def to_pandas(self, where: str = "", args: tuple = ()):
+        """The rows as a long-format DataFrame, metrics as columns (see :func:`framework.frames.runs_frame`)."""
+        from .frames import runs_frame
+
+        return runs_frame(self.rows(where, args))
+
 
 def _hash(params: dict[str, Any]) -> str:
     from .pipeline import params_hash
