@@ -74,7 +74,9 @@ def graph_html(graph) -> str:
     if not graph.is_singleton:
         nodes = _table(["node", "size", "variables"],
                        ((i, len(c), _names(c)) for i, c in enumerate(graph.clusters)))
-    lab = graph.label
+    def lab(i: int) -> str:
+        return _names(graph.clusters[i])
+
     edges = sorted((lab(i), "->", lab(j)) for i, j in graph.directed)
     edges += sorted((lab(i), "--", lab(j)) for i, j in (sorted(e) for e in graph.undirected))
     return _box(title, picture, nodes, _table(["from", "edge", "to"], edges) if edges else "")

@@ -218,6 +218,7 @@ def plot_evaluation(evaluation, ax=None, title: str | None = None):
     ax.set_yticks(ys, [k for k, _ in items], fontsize=8)
     for y, v in zip(ys, vals):
         ax.text(v, y, f" {v:.4g}", va="center", fontsize=8)
+    ax.margins(x=0.2)
     ax.set_title(title or f"value {evaluation.value:.4g}", fontsize=9)
     return ax
 
