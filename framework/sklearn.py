@@ -75,14 +75,15 @@ class _PluginEstimator(BaseEstimator):
         return Dataset(X, names=names, target=y)
 
     def __reduce__(self):
-        return (_new, (self._plugin, type(self).__name__), self.__getstate__())
+        # the classes are made at run time, so pickle finds them again through the plugin name
+        return (_new, (self._plugin,), self.__getstate__())
 
 
 def _same(value: Any, default: Any) -> bool:
     return value is default or (type(value) is type(default) and value == default)
 
 
-def _new(plugin: str, class_name: str):
+def _new(plugin: str):
     cls = estimator_class(plugin)
     return cls.__new__(cls)
 
