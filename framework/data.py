@@ -184,6 +184,11 @@ class Dataset:
         label = f"{self.name!r}, " if self.name else ""
         return f"Dataset({label}{self.n_samples} x {self.n_variables}{extra})"
 
+    def _repr_html_(self) -> str:
+        from .display import dataset_html
+
+        return dataset_html(self)
+
     def __reduce__(self):
         return (
             _rebuild,

@@ -299,6 +299,11 @@ class CausalGraph:
             f"{len(self.undirected)} undirected)"
         )
 
+    def _repr_html_(self) -> str:
+        from .display import graph_html
+
+        return graph_html(self)
+
     def __reduce__(self):
         return (CausalGraph, (self.clusters, sorted(self.directed), [tuple(sorted(e)) for e in self.undirected]))
 

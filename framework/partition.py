@@ -151,6 +151,11 @@ class Partition:
         extra = f", {noise} noise" if noise else ""
         return f"Partition({len(self)} {self.axis}, {self.n_clusters} clusters{extra})"
 
+    def _repr_html_(self) -> str:
+        from .display import partition_html
+
+        return partition_html(self)
+
     def __reduce__(self):
         return (Partition, (self.labels, self.axis, self.info, self.names, self.selected))
 

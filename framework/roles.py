@@ -78,6 +78,11 @@ class Evaluation:
     def __repr__(self) -> str:
         return f"Evaluation(value={self.value:.6g}, metrics={self.metrics})"
 
+    def _repr_html_(self) -> str:
+        from .display import evaluation_html
+
+        return evaluation_html(self)
+
 
 @dataclass(frozen=True)
 class Example:

@@ -345,6 +345,12 @@ class ResultStore:
     def count_runs(self) -> int:
         return self._conn.execute("SELECT COUNT(DISTINCT run_key) FROM runs").fetchone()[0]
 
+    def to_pandas(self, where: str = "", args: tuple = ()):
+        """The rows as a long-format DataFrame, metrics as columns (see :func:`framework.frames.runs_frame`)."""
+        from .frames import runs_frame
+
+        return runs_frame(self.rows(where, args))
+
     # -- claims ---------------------------------------------------------------------------------
 
     def claim(self, run_key: str, *, retry_failed: bool = False,

@@ -304,7 +304,8 @@ def write_md(res: dict) -> str:
 
 
 def plots(res: dict) -> None:
-    from plugins.cafe_dbscan.plots import _pyplot, plot_clusters
+    from framework.plotting import pyplot
+    from plugins.cafe_dbscan.plots import plot_clusters
 
     img = HERE.parents[1] / "docs" / "plugins" / "img"
     for name in ("cafe_ds2", "cafe_ds3"):
@@ -314,7 +315,7 @@ def plots(res: dict) -> None:
         plot_clusters(ds, part, img / f"cafe_dbscan_{name[5:]}_clusters.png",
                       title=f"CAFE DBSCAN (automatic) on {name[5:].upper()}, seed 0: NMI {nmi:.3f}")
     if res.get("noise"):
-        plt = _pyplot()
+        plt = pyplot()
         base = {(r["n_noise"], r["seed"]): r for r in res["noise_baselines"]}
         levels = sorted({r["n_noise"] for r in res["noise"]})
         fig, ax = plt.subplots(figsize=(6, 4))

@@ -96,7 +96,7 @@ def best_per_m(ds: Dataset, starts: int = 3, seed: int = 0, ms=None, **scorer) -
 
 
 def part_scenarios(quick: bool) -> dict:
-    from plugins.cic.plots import side_by_side
+    from framework.plotting import plot_graphs
 
     seeds = range(3 if quick else 10)
     Z = 100 if quick else 500
@@ -129,7 +129,7 @@ def part_scenarios(quick: bool) -> dict:
             print(sc, seed, {k: (v["recovered"], round(v["time_s"], 2)) for k, v in row["runs"].items()},
                   row["pc_edges"], "|", row["hc_edges"], flush=True)
             if seed == 0:
-                side_by_side({f"CIC, m = 2 (scenario {sc})": graphs["default (m = 2)"],
+                plot_graphs({f"CIC, m = 2 (scenario {sc})": graphs["default (m = 2)"],
                               "PC (G-test, 0.01)": g_pc, "Hill-Climb (BIC)": g_hc, "truth": ds.truth["graph"]},
                              IMG / f"cic_scenario{sc}.png", size=3.6)
     return {"Z": Z, "rows": rows, "load": load_avg()}
@@ -283,7 +283,7 @@ SACHS_CONFIGS = {
 
 
 def part_sachs(quick: bool, restarts: int) -> dict:
-    from plugins.cic.plots import side_by_side
+    from framework.plotting import plot_graphs
 
     ds = registry.create("sachs").load() if "sachs" in registry.names("data") else \
         Dataset.from_csv(SACHS / "sachs_7466.csv")
@@ -313,7 +313,7 @@ def part_sachs(quick: bool, restarts: int) -> dict:
             f1 = registry.create("edge_f1", level="variables").evaluate(ds, graph, tg).value
             sk = registry.create("edge_f1", level="variables", kind="skeleton").evaluate(ds, graph, tg).value
             metrics[label][tname] = {"shd": shd, "f1": f1, "skeleton_f1": sk}
-    side_by_side({f"CIC, m = 2 (Z={Z})": graphs["CIC default (m = 2)"],
+    plot_graphs({f"CIC, m = 2 (Z={Z})": graphs["CIC default (m = 2)"],
                   f"CIC, m on 1..11 (Z={Z})": graphs["CIC paper sampler, m on 1..11"], **others},
                  IMG / "cic_sachs.png", size=4.2)
     # the paper's Figure 4b clustering, edges by the same climb, scored by the same CIC

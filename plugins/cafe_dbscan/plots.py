@@ -1,5 +1,6 @@
 """Plots of CAFE DBSCAN results: clusters in the plane with their effect-state distributions (the
-paper's Fig. 4) and a representative image per cluster (Fig. 1). matplotlib is imported lazily."""
+paper's Fig. 4) and a representative image per cluster (Fig. 1), drawn with the shared helpers of
+:mod:`framework.plotting` (matplotlib imported lazily)."""
 
 from __future__ import annotations
 
@@ -8,16 +9,7 @@ from pathlib import Path
 import numpy as np
 
 from framework import Dataset, Partition
-
-
-def _pyplot():
-    import matplotlib
-
-    if matplotlib.get_backend().lower() not in ("agg", "module://matplotlib_inline.backend_inline"):
-        matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
+from framework.plotting import finish, plot_partition, pyplot
 
 
 def _distributions(ds: Dataset, part: Partition) -> np.ndarray:
@@ -32,7 +24,7 @@ def plot_clusters(ds: Dataset, part: Partition, path: str | Path | None = None, 
                   columns: tuple[int, int] = (0, 1)):
     """Points by effect state, the clusters (noise grey) and one bar chart of effect-state
     probabilities per cluster. Returns the figure; saves it to *path* when given."""
-    plt = _pyplot()
+    plt = pyplot()
     dist = _distributions(ds, part)
     k = dist.shape[0]
     states = [str(s) for s in ds.target_states]
@@ -46,15 +38,9 @@ def plot_clusters(ds: Dataset, part: Partition, path: str | Path | None = None, 
     sc = ax.scatter(ds.X[:, a], ds.X[:, b], c=ds.target_codes, s=3, cmap="viridis")
     ax.set_title("effect states")
     ax.legend(sc.legend_elements()[0], states, fontsize=7, loc="upper right", markerscale=0.8)
-    ax = fig.add_subplot(gs[:, 1])
-    noise = part.noise
-    ax.scatter(ds.X[noise, a], ds.X[noise, b], c="lightgrey", s=3, label="noise")
-    for i, idx in enumerate(part.clusters):
-        ax.scatter(ds.X[idx, a], ds.X[idx, b], color=cmap(i % cmap.N), s=3, label=f"$\\Pi_{{{i + 1}}}$")
-    ax.set_title(title or f"{k} clusters, {int(noise.sum())} noise")
-    for axis in fig.axes:
-        axis.set_xlabel(ds.names[a])
-        axis.set_ylabel(ds.names[b])
+    ax.set_xlabel(ds.names[a])
+    ax.set_ylabel(ds.names[b])
+    plot_partition(part, ds, fig.add_subplot(gs[:, 1]), title=title, columns=columns)
     for i in range(k):
         bx = fig.add_subplot(gs[i // ncol, 2 + i % ncol])
         bx.bar(range(len(states)), dist[i], color=cmap(i % cmap.N))
@@ -62,10 +48,7 @@ def plot_clusters(ds: Dataset, part: Partition, path: str | Path | None = None, 
         bx.set_xticks(range(len(states)), states, fontsize=6)
         bx.tick_params(axis="y", labelsize=6)
         bx.set_title(f"$\\Pi_{{{i + 1}}}$", fontsize=8)
-    fig.tight_layout()
-    if path is not None:
-        fig.savefig(path, dpi=110)
-    return fig
+    return finish(fig, path)
 
 
 def representative_images(ds: Dataset, part: Partition, width: int, height: int) -> np.ndarray:
@@ -86,7 +69,7 @@ def plot_representatives(ds: Dataset, part: Partition, width: int, height: int,
                          path: str | Path | None = None) -> np.ndarray:
     """Representative image per cluster with its effect-state distribution below (Fig. 1).
     Returns the images (k x height x width x 3); saves the figure to *path* when given."""
-    plt = _pyplot()
+    plt = pyplot()
     imgs = representative_images(ds, part, width, height)
     dist = _distributions(ds, part)
     states = [str(s) for s in ds.target_states]
@@ -100,8 +83,6 @@ def plot_representatives(ds: Dataset, part: Partition, width: int, height: int,
         axes[1, i].set_ylim(0, 1)
         axes[1, i].set_xticks(range(len(states)), states, fontsize=6, rotation=45)
         axes[1, i].tick_params(axis="y", labelsize=6)
-    fig.tight_layout()
-    if path is not None:
-        fig.savefig(path, dpi=110)
+    finish(fig, path)
     plt.close(fig)
     return imgs
