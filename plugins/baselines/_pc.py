@@ -3,8 +3,8 @@
 The choices follow causal-learn's ``pc`` defaults (``stable=True``, ``uc_rule=0``,
 ``uc_priority=2``), so both give the same skeleton and, where causal-learn's
 output has no directed cycle, the same CPDAG. Collider orientations that close a
-directed cycle are made undirected before Meek's rules (which then never close
-one), so the result is always a valid graph.
+directed cycle are made undirected before Meek's rules, which then never close
+one (an orientation that would is refused), so the result is always a valid graph.
 
 References
 ----------
@@ -61,13 +61,15 @@ def run_pc(X: np.ndarray, test: str, alpha: float, stable: bool = True,
 
     *test* is ``"fisherz"``, ``"chisq"`` or ``"gsq"``. The info holds ``n_tests``
     (tests computed), ``depth`` (largest conditioning set searched) and
-    ``conflicts`` (collider orientations left undirected because they closed a
-    directed cycle).
+    ``conflicts``: edges left undirected because their orientation would close a
+    directed cycle (collider orientations that closed one, and orientations
+    Meek's rules were refused for it).
     """
     kind = TESTS[test]
     corr, codes, cards = prepare(X, kind)
     adj, sep, n_tests, depth = skeleton(
         kind, float(alpha), -1 if max_k is None else int(max_k), bool(stable), corr, X.shape[0], codes, cards
     )
-    M, conflicts = resolve_conflicts(orient_colliders(adj, sep))
-    return meek(M), {"n_tests": int(n_tests), "depth": int(depth), "conflicts": conflicts}
+    M, cyclic = resolve_conflicts(orient_colliders(adj, sep))
+    M, refused = meek(M)
+    return M, {"n_tests": int(n_tests), "depth": int(depth), "conflicts": cyclic + int(refused)}

@@ -142,7 +142,7 @@ def _triples(M):
 
 @njit(cache=True)
 def _kites(M, tri):
-    """causal-learn's kites (i, j, k, l): triangles i-j-l and i-k-l with j < k not adjacent."""
+    """causal-learn's kites (i, j, k, m): triangles i-j-m and i-k-m with j < k not adjacent."""
     d = M.shape[0]
     keys = np.empty(len(tri), np.int64)
     for t in range(len(tri)):
@@ -150,38 +150,55 @@ def _kites(M, tri):
     pos, start = _group(keys, d * d)
     kite = []
     for t0 in range(len(tri)):
-        i, j, l = tri[t0]
+        i, j, m = tri[t0]
         for t1 in pos[start[keys[t0]]:start[keys[t0] + 1]]:
             k = tri[t1][1]
             if j < k and M[j, k] == 0:
-                kite.append((i, j, k, l))
+                kite.append((i, j, k, m))
     return kite
 
 
 @njit(cache=True)
-def meek(M: np.ndarray) -> np.ndarray:
-    """Apply Meek's rules 1-3 until none applies (in place; returns M)."""
+def meek(M: np.ndarray) -> tuple[np.ndarray, int]:
+    """Apply Meek's rules 1-3 until none applies (in place).
+
+    Returns M and the number of edges left undirected after a rule was refused
+    an orientation of them because it would close a directed cycle.
+    """
     d = M.shape[0]
     ut, tri = _triples(M)
     kite = _kites(M, tri)
     seen = np.zeros(d, np.bool_)
     stack = np.empty(d, np.int64)
+    refused = np.zeros((d, d), np.bool_)
     loop = True
     while loop:
         loop = False
         for i, j, k in ut:  # rule 1: i -> j - k, i and k not adjacent => j -> k
-            if _directed(M, i, j) and _undirected(M, j, k) and not _is_ancestor(M, k, j, seen, stack):
-                _orient(M, j, k)
-                loop = True
+            if _directed(M, i, j) and _undirected(M, j, k):
+                if _is_ancestor(M, k, j, seen, stack):
+                    refused[j, k] = True
+                else:
+                    _orient(M, j, k)
+                    loop = True
         for i, j, k in tri:  # rule 2: i -> j -> k, i - k => i -> k
-            if (_directed(M, i, j) and _directed(M, j, k) and _undirected(M, i, k)
-                    and not _is_ancestor(M, k, i, seen, stack)):
-                _orient(M, i, k)
-                loop = True
-        for i, j, k, l in kite:  # rule 3: i - j -> l, i - k -> l, i - l => i -> l
-            if (_undirected(M, i, j) and _undirected(M, i, k) and _directed(M, j, l)
-                    and _directed(M, k, l) and _undirected(M, i, l)
-                    and not _is_ancestor(M, l, i, seen, stack)):
-                _orient(M, i, l)
-                loop = True
-    return M
+            if _directed(M, i, j) and _directed(M, j, k) and _undirected(M, i, k):
+                if _is_ancestor(M, k, i, seen, stack):
+                    refused[i, k] = True
+                else:
+                    _orient(M, i, k)
+                    loop = True
+        for i, j, k, m in kite:  # rule 3: i - j -> m, i - k -> m, i - m => i -> m
+            if (_undirected(M, i, j) and _undirected(M, i, k) and _directed(M, j, m)
+                    and _directed(M, k, m) and _undirected(M, i, m)):
+                if _is_ancestor(M, m, i, seen, stack):
+                    refused[i, m] = True
+                else:
+                    _orient(M, i, m)
+                    loop = True
+    left = 0
+    for a in range(d):
+        for b in range(a + 1, d):
+            if (refused[a, b] or refused[b, a]) and _undirected(M, a, b):
+                left += 1
+    return M, left
