@@ -90,11 +90,19 @@ class PC(Searcher):
         p = self.params
         test = self.test_for(data)
         X = data.X.astype(int) if test in ("chisq", "gsq") else data.X
-        if self.backend == "macrocause":
-            M, info = run_pc(X, test, p.alpha, stable=p.stable, max_k=p.max_k)
-        else:
-            M, conflicts = resolve_conflicts(self._causallearn(X, test))
-            info = {"conflicts": conflicts}
+        try:
+            if self.backend == "macrocause":
+                M, info = run_pc(X, test, p.alpha, stable=p.stable, max_k=p.max_k)
+            else:
+                M, conflicts = resolve_conflicts(self._causallearn(X, test))
+                info = {"conflicts": conflicts}
+        except ValueError as e:  # numpy's LinAlgError is a ValueError
+            if "singular" not in str(e):
+                raise
+            raise DataValidationError(
+                f"{self.name}: the correlation matrix is singular (a variable is a linear function of "
+                "others, e.g. a duplicated column); Fisher's z cannot test it. Drop such variables first."
+            ) from e
         self.last_info = {"backend": self.backend, "indep_test": test, **info}
         return to_graph(M, data.names)
 

@@ -158,3 +158,14 @@ def test_kci_is_causallearn_only_and_last_info():
     pc.search(ds)
     assert pc.last_info["backend"] == "macrocause" and pc.last_info["indep_test"] == "chisq"
     assert pc.last_info["depth"] <= 1 and pc.last_info["n_tests"] > 0
+
+
+@pytest.mark.parametrize("backend", ["macrocause", "causal-learn"])
+def test_singular_correlation_is_a_data_error(backend):
+    from framework import Dataset
+
+    rng = np.random.default_rng(0)
+    x, y = rng.standard_normal(200), rng.standard_normal(200)
+    ds = Dataset(np.column_stack([x, 2 * x, y]), names=["a", "b", "c"])
+    with pytest.raises(DataValidationError, match="correlation matrix is singular"):
+        registry.create("pc", backend=backend).search(ds)
