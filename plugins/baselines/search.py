@@ -7,7 +7,7 @@ from typing import Literal
 from pydantic import Field
 
 from framework import CausalGraph, Dataset, Params, Searcher, progress
-from framework.errors import DataValidationError
+from framework.errors import ConfigError, DataValidationError
 
 
 class PCParams(Params):
@@ -16,31 +16,56 @@ class PCParams(Params):
         "auto",
         description="Conditional independence test; 'auto' = chisq when every variable is "
         "discrete, fisherz otherwise; 'kci' = kernel test for nonlinear dependence "
-        "(cubic in the number of samples: a few hundred to a few thousand).",
+        "(cubic in the number of samples: a few hundred to a few thousand; always causal-learn's).",
     )
     stable: bool = Field(True, description="Order-independent (stable) skeleton search.")
     max_k: int | None = Field(None, ge=0, description="Largest conditioning set; None = no limit.")
+    backend: Literal["macrocause", "causal-learn"] = Field(
+        "macrocause",
+        description="'macrocause' = our numba PC (same decisions as causal-learn's, many times "
+        "faster); 'causal-learn' = causal-learn's pc, the reference ('kci' always runs it).",
+    )
 
 
 class PC(Searcher):
-    """PC algorithm (causal-learn): a CPDAG from conditional independence tests.
+    """PC algorithm: a CPDAG from conditional independence tests (ours or causal-learn's).
 
     chi-square or G-square tests for discrete data, Fisher's z for continuous
-    (or mixed) data, the kernel CI test (KCI, Zhang et al. 2011) on request for
-    nonlinear dependence. Unshielded colliders are oriented from the separating sets
-    (causal-learn's ``uc_rule=0``, existing colliders take priority), then Meek's
-    rules. A bidirected edge, which conflicting collider orientations can leave,
-    is returned as undirected.
+    (or mixed) data, the kernel CI test (KCI, Zhang et al. 2011, causal-learn
+    backend; the default for ``kci``) on request for nonlinear dependence. Stable skeleton search,
+    unshielded colliders oriented from the separating sets (causal-learn's
+    ``uc_rule=0``, existing colliders take priority), then Meek's rules. The
+    default backend is our numba implementation, which takes causal-learn's
+    decisions (``backend="causal-learn"`` runs causal-learn itself). Conflicting
+    orientations, a bidirected edge or directed edges that close a cycle, are
+    returned as undirected; after a search, ``last_info["conflicts"]`` counts them
+    (with our backend ``last_info`` also holds ``n_tests`` and ``depth``).
 
     References
     ----------
     Spirtes, Glymour, Scheines. Causation, Prediction, and Search. MIT Press, 2000.
+    Colombo, Maathuis. Order-independent constraint-based causal structure learning. JMLR 15, 2014.
     Zheng et al. Causal-learn: causal discovery in Python. JMLR 25(60), 2024.
     """
 
     name = "pc"
     Params = PCParams
     paper = "Spirtes, Glymour, Scheines 2000 (causal-learn, Zheng et al. JMLR 2024)"
+
+    def __init__(self, **params) -> None:
+        super().__init__(**params)
+        p = self.params
+        if p.indep_test == "kci" and p.backend == "macrocause" and "backend" in p.model_fields_set:
+            raise ConfigError(
+                "pc: indep_test='kci' needs backend='causal-learn'; backend='macrocause' has "
+                "'fisherz', 'chisq', 'gsq' and 'auto'."
+            )
+        self.last_info: dict = {}
+
+    @property
+    def backend(self) -> str:
+        """The backend that runs (``"kci"`` is causal-learn's only)."""
+        return "causal-learn" if self.params.indep_test == "kci" else self.params.backend
 
     def test_for(self, data: Dataset) -> str:
         """The independence test used on *data* (resolves ``"auto"``)."""
@@ -60,19 +85,39 @@ class PC(Searcher):
             )
 
     def _search(self, data: Dataset, scorer, init) -> CausalGraph:
+        from ._pc import resolve_conflicts, run_pc, to_graph
+
+        p = self.params
+        test = self.test_for(data)
+        X = data.X.astype(int) if test in ("chisq", "gsq") else data.X
+        try:
+            if self.backend == "macrocause":
+                M, info = run_pc(X, test, p.alpha, stable=p.stable, max_k=p.max_k)
+            else:
+                M, conflicts = resolve_conflicts(self._causallearn(X, test))
+                info = {"conflicts": conflicts}
+        except ValueError as e:  # numpy's LinAlgError is a ValueError
+            if "singular" not in str(e):
+                raise
+            raise DataValidationError(
+                f"{self.name}: the correlation matrix is singular (a variable is a linear function of "
+                "others, e.g. a duplicated column); Fisher's z cannot test it. Drop such variables first."
+            ) from e
+        self.last_info = {"backend": self.backend, "indep_test": test, **info}
+        return to_graph(M, data.names)
+
+    def _causallearn(self, X, test: str):
+        """causal-learn's endpoint matrix (its progress bar and warnings silenced)."""
         import warnings
 
         from causallearn.search.ConstraintBased.PC import pc
 
         p = self.params
-        X = data.X.astype(int) if self.test_for(data) in ("chisq", "gsq") else data.X
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            cg = pc(
-                X, alpha=p.alpha, indep_test=self.test_for(data), stable=p.stable,
-                show_progress=self.test_for(data) == "kci" and progress.enabled(), verbose=False, max_k=p.max_k,
-            )
-        return CausalGraph.from_causallearn(cg.G, data.names)
+            cg = pc(X, alpha=p.alpha, indep_test=test, stable=p.stable,
+                    show_progress=test == "kci" and progress.enabled(), verbose=False, max_k=p.max_k)
+        return cg.G.graph
 
 
 class HillClimbParams(Params):
