@@ -53,6 +53,24 @@ class CauseFSParams(Params):
         "rank", description="rank: the n_select largest ||W_i||^2 (the paper); greedy (ours): forward selection "
         "of n_select features that best fit the learned F, weighted by mu (an l2,0 reading of the regression term).")
     seed: int = Field(0, description="Seed of the spectral initialisation.")
+    memory_gb: float = Field(4.0, gt=0, description="Refuse before allocating when the estimated peak of the "
+                             "parts growing faster than linearly (d x d or n x n) exceeds this many GB.")
+
+
+def cause_fs_memory(n: int, d: int, M: int) -> tuple[float, str]:
+    """Estimated peak bytes of CAUSE-FS's superlinear parts, and what they are.
+
+    d <= n: the d x d matrices (correlations, Ward's distances and their copy, Eq. 7's
+    matrix and its factor), about 24 d^2 bytes. d > n: Ward's condensed distances
+    (clustered in place), 4 d^2. Both: n x n matrices (balance kernel, Eq. 7's per-granularity
+    factors), about 8 (M + 4) n^2.
+    """
+    from ._core import wide
+
+    nn = 8.0 * (M + 4) * n * n
+    if wide(n, d):
+        return 4.0 * d * d + nn, f"Ward clustering of {d} features, 4 d^2 bytes, and n x n matrices"
+    return 24.0 * d * d + nn, f"d x d matrices for d = {d}, 24 d^2 bytes, and n x n matrices"
 
 
 class CauseFS(Partitioner):
@@ -110,6 +128,8 @@ class CauseFS(Partitioner):
         p = self.params
         X = minmax(data.X) if p.scale == "minmax" else np.array(data.X, dtype=np.float64)
         n, d = X.shape
+        need, what = cause_fs_memory(n, d, p.max_granularities)
+        _solvers.check_memory("cause_fs", need, p.memory_gb, what)
         if p.h is not None:
             h = p.h
         elif p.n_clusters is not None:
