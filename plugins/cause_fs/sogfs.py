@@ -83,7 +83,13 @@ class SOGFS(Partitioner):
     def _select(self, data: Dataset) -> Partition:
         import scipy.sparse as sp
 
-        from ._solvers import EPS_L21, check_memory, knn_simplex_init, laplacian, sparse_simplex_graph
+        from ._solvers import (
+            EPS_L21,
+            check_memory,
+            knn_simplex_init,
+            laplacian,
+            sparse_simplex_graph,
+        )
         from .selector import minmax, selection_partition
 
         p = self.params
