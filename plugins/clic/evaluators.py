@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -20,21 +21,30 @@ class KernelRankParams(Params):
     alpha: float = Field(0.01, gt=0, lt=1, description="Level of the pairwise dependence tests.")
 
 
+@dataclass(frozen=True)
+class RankEvaluation(Evaluation):
+    """An :class:`Evaluation` with ``reading``: Theorem 5's reading of the rank as a sentence."""
+
+    reading: str = ""
+
+
 class KernelRank(Evaluator):
     """Estimated tensor rank of the kernel embedding of the data's variables, with Theorem 5's reading.
 
-    The ``result`` passed to :meth:`evaluate` is ignored: the data itself is
-    rated (pass any partition, e.g. ``Partition(np.zeros(n, int))``).
-    ``value`` is the estimated rank (majority vote over the splits of the
-    variables). ``metrics``: ``vote_share`` (splits agreeing), ``pairwise_min_p``
-    (smallest Bonferroni-corrected HSIC p-value over pairs), ``pairwise_dependent``
-    (1 if every pair is dependent at ``alpha``), ``confounder_confidence``: 1.0 when
-    d >= 3, all pairs are dependent, the rank is at most ``low_rank`` and at least
-    half the splits agree (one finite confounder of that many states is then the
-    likely explanation, Theorem 5); 0.5 when the rank is low but a condition is
-    weak (d = 2 or a split vote below one half); 0 otherwise (high rank: direct
-    links or a many-valued confounder cannot be excluded, or no pairwise dependence).
-    :meth:`reading` gives the same as a sentence.
+    The data itself is rated: ``evaluate(data)`` needs no ``result`` (one passed is ignored).
+    ``value`` is the estimated rank (majority vote over the splits of the variables).
+    ``metrics``: ``vote_share`` (splits agreeing), ``pairwise_min_p`` (smallest
+    Bonferroni-corrected HSIC p-value over pairs), ``pairwise_dependent`` (1 if every pair is
+    dependent at ``alpha``), ``identifiable`` (0 when d = 2: with two variables a low rank
+    does not tell a finite confounder from a direct link, the paper's Sec. 5), and
+    ``confounder_confidence``: NaN when d = 2 (not identifiable); for d >= 3, 1.0 when all
+    pairs are dependent, the rank is at most ``low_rank`` and at least half the splits agree
+    (one finite confounder of that many states is the likely explanation, Theorem 5); 0.5
+    when the rank is low and all pairs dependent but the splits disagree; 0 otherwise (high
+    rank: direct links or a many-valued confounder cannot be excluded, or no pairwise
+    dependence). The returned evaluation's ``reading`` (also :meth:`reading`) says the same
+    as a sentence, ``"not identifiable (d = 2)"`` first when d = 2. The measured
+    false-positive and true-positive rates of the 1.0 reading are on the plugin's docs page.
 
     References
     ----------
@@ -81,7 +91,9 @@ class KernelRank(Evaluator):
             hsic_test(sub[:, i], sub[:, j]).pvalue * len(pairs) < p.alpha for i, j in pairs
         )
         low = est.rank <= p.low_rank
-        if low and dependent and d >= 3 and est.vote_share >= 0.5:
+        if d == 2:
+            conf = float("nan")
+        elif low and dependent and est.vote_share >= 0.5:
             conf = 1.0
         elif low and dependent:
             conf = 0.5
@@ -90,8 +102,15 @@ class KernelRank(Evaluator):
         return {
             "kernel_rank": float(est.rank), "vote_share": float(est.vote_share),
             "pairwise_min_p": float(min(1.0, min_p)), "pairwise_dependent": float(dependent),
-            "confounder_confidence": conf,
+            "identifiable": float(d >= 3), "confounder_confidence": conf,
         }
+
+    def evaluate(self, data: Dataset | Any, result: Partition | Any = None, truth: Any = None) -> RankEvaluation:
+        """Rate the data (*result* is optional and ignored); the evaluation carries ``reading``."""
+        ds = self._check_data(data)
+        ev = super().evaluate(ds, Partition(np.zeros(ds.n_samples, dtype=np.int64)) if result is None else result,
+                              truth)
+        return RankEvaluation(ev.value, ev.metrics, ev.pointwise, reading=_sentence(ev.metrics))
 
     def _evaluate(self, data: Dataset, result: Any, truth: Any) -> Evaluation:
         m = self._metrics(data)
@@ -99,20 +118,25 @@ class KernelRank(Evaluator):
 
     def reading(self, data: Dataset | Any) -> str:
         """Theorem 5's reading of the estimated rank, as one sentence."""
-        ds = self._check_data(data)
-        m = self._metrics(ds)
-        r = int(m["kernel_rank"])
-        head = f"Estimated rank {r} ({m['vote_share']:.0%} of the splits agree)"
-        if m["pairwise_dependent"] < 1:
-            return head + "; the variables are not all pairwise dependent, so Theorem 5 does not apply."
-        if m["confounder_confidence"] == 1.0:
-            return head + (f"; with strong pairwise dependence this suggests one hidden confounder with {r} "
-                           "states explaining all dependences (high confidence).")
-        if m["confounder_confidence"] == 0.5:
-            return head + (f"; a low rank suggests a finite confounder with {r} states, with moderate "
-                           "confidence (d = 2 or the splits disagree).")
-        return head + ("; a high rank: direct causal links or a confounder with many values cannot be "
-                       "excluded (Theorem 5 gives no confident reading).")
+        return _sentence(self._metrics(self._check_data(data)))
+
+
+def _sentence(m: dict[str, float]) -> str:
+    r = int(m["kernel_rank"])
+    head = f"Estimated rank {r} ({m['vote_share']:.0%} of the splits agree)"
+    if m["identifiable"] < 1:
+        return ("not identifiable (d = 2): " + head + "; with two variables a low rank does not tell a finite "
+                "confounder from a direct link (the paper, Sec. 5), so no confidence is given.")
+    if m["pairwise_dependent"] < 1:
+        return head + "; the variables are not all pairwise dependent, so Theorem 5 does not apply."
+    if m["confounder_confidence"] == 1.0:
+        return head + (f"; with strong pairwise dependence this suggests one hidden confounder with {r} "
+                       "states explaining all dependences (high confidence).")
+    if m["confounder_confidence"] == 0.5:
+        return head + (f"; a low rank suggests a finite confounder with {r} states, with moderate "
+                       "confidence (the splits disagree).")
+    return head + ("; a high rank: direct causal links or a confounder with many values cannot be "
+                   "excluded (Theorem 5 gives no confident reading).")
 
 
 class MMDMatchingParams(Params):

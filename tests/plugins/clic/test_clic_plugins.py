@@ -80,6 +80,19 @@ def test_kernel_rank_evaluator_reads_confounder():
     assert "confounder" in kr.reading(ds)
 
 
+def test_kernel_rank_needs_no_partition_and_says_not_identifiable_for_two_variables():
+    ds = registry.load_data("clic_sim", n_components=2, n_variables=2, n_per_component=60, seed=0)
+    kr = registry.create("kernel_rank")
+    ev = kr.evaluate(ds)
+    assert ev.metrics == pytest.approx(kr.evaluate(ds, Partition(np.zeros(ds.n_samples, int))).metrics,
+                                       nan_ok=True)
+    assert ev.metrics["identifiable"] == 0.0 and np.isnan(ev.metrics["confounder_confidence"])
+    assert ev.reading.startswith("not identifiable (d = 2)") and ev.reading == kr.reading(ds)
+    ev3 = kr.evaluate(registry.load_data("clic_sim", n_components=2, n_variables=3, n_per_component=60, seed=0))
+    assert ev3.metrics["identifiable"] == 1.0 and ev3.metrics["confounder_confidence"] in (0.0, 0.5, 1.0)
+    assert "not identifiable" not in ev3.reading
+
+
 def test_mmd_matching_is_zero_for_truth_and_permutation_invariant():
     X, z = product_mixture(3, 2, 40, 0)
     ds = Dataset(X)
