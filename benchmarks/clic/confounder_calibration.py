@@ -6,11 +6,12 @@ nonlinear additive-noise triples (chain X1 -> X2 -> X3 and fork X2 <- X1 -> X3, 
 and WDBC triples of geometrically tied features (subsamples of 400 of the 569 masses).
 Positives: the paper's first set (d variables independent given an m-state class).
 
-    python benchmarks/clic/confounder_calibration.py CELL [CSV]   # one cell -> JSON lines on stdout
+    python benchmarks/clic/confounder_calibration.py CELL [CSV [RUNS]]  # one cell -> JSON lines on stdout
     python benchmarks/clic/confounder_calibration.py --table FILE  # rules chosen on even seeds, reported on odd
 
 Each run records the raw statistics (rank, vote share, pairwise dependence); the rules are
-applied afterwards. Seeds 0-19 per cell (even = calibration, odd = report).
+applied afterwards. Seeds 0..RUNS-1 per cell (even = calibration, odd = report); WDBC cells
+draw RUNS // 4 subsamples per triple.
 """
 
 from __future__ import annotations
@@ -20,7 +21,6 @@ import sys
 
 import numpy as np
 
-SEEDS = range(20)
 WDBC_TRIPLES = (
     ("radius_mean", "perimeter_mean", "area_mean"), ("radius_worst", "perimeter_worst", "area_worst"),
     ("radius_se", "perimeter_se", "area_se"), ("radius_mean", "radius_worst", "area_worst"),
@@ -68,12 +68,12 @@ def cell_data(cell: str, seed: int, csv: str | None):
     raise SystemExit(f"unknown cell {cell!r}")
 
 
-def run_cell(cell: str, csv: str | None) -> None:
+def run_cell(cell: str, csv: str | None, runs: int = 20) -> None:
     from framework import Dataset
     from plugins.clic.evaluators import KernelRank
 
     kr = KernelRank()
-    seeds = range(4) if cell.startswith("wdbc") else SEEDS
+    seeds = range(max(2, runs // 4)) if cell.startswith("wdbc") else range(runs)
     for seed in seeds:
         X, positive = cell_data(cell, seed, csv)
         m = kr._metrics(Dataset(X, discrete=False))
@@ -112,4 +112,4 @@ if __name__ == "__main__":
     if sys.argv[1] == "--table":
         table(sys.argv[2])
     else:
-        run_cell(sys.argv[1], sys.argv[2] if len(sys.argv) > 2 else None)
+        run_cell(sys.argv[1], sys.argv[2] if len(sys.argv) > 2 else None, int(sys.argv[3]) if len(sys.argv) > 3 else 20)

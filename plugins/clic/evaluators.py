@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 from pydantic import Field
@@ -19,6 +19,10 @@ class KernelRankParams(Params):
     n_neighbors: int = Field(10, ge=1, description="Neighbourhood size of the bandwidth rule.")
     low_rank: int = Field(4, ge=1, description="Ranks up to this count as 'low' (paper: below 5).")
     alpha: float = Field(0.01, gt=0, lt=1, description="Level of the pairwise dependence tests.")
+    kernel: Literal["auto", "exact", "low_rank"] = Field(
+        "auto", description="Gram matrices: exact (n x n), low_rank (pivoted incomplete Cholesky), or auto "
+        "(exact up to 3,000 samples).")
+    tol: float = Field(1e-7, gt=0, lt=1, description="low_rank: residual trace of each Gram <= tol * n.")
 
 
 @dataclass(frozen=True)
@@ -82,7 +86,7 @@ class KernelRank(Evaluator):
 
         p = self.params
         X = data.X
-        est = estimate_rank(X, p.n_neighbors)
+        est = estimate_rank(X, p.n_neighbors, kernel=p.kernel, tol=p.tol)
         d = X.shape[1]
         pairs = list(itertools.combinations(range(d), 2))
         sub = X[np.linspace(0, len(X) - 1, min(len(X), 1000)).astype(int)]
