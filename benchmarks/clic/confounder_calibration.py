@@ -80,8 +80,9 @@ def run_cell(cell: str, csv: str | None, runs: int = 20) -> None:
         print(json.dumps({"cell": cell, "seed": seed, "positive": positive, **m}), flush=True)
 
 
-def rule(r: dict, low: int, vote: float) -> bool:
-    return r["pairwise_dependent"] == 1.0 and r["kernel_rank"] <= low and r["vote_share"] >= vote
+def rule(r: dict, least: int, low: int, vote: float) -> bool:
+    """'One finite confounder': all pairs dependent, least <= rank <= low, vote share >= vote."""
+    return r["pairwise_dependent"] == 1.0 and least <= r["kernel_rank"] <= low and r["vote_share"] >= vote
 
 
 def table(path: str, max_fpr: float = 0.05) -> None:
@@ -89,23 +90,28 @@ def table(path: str, max_fpr: float = 0.05) -> None:
     cal = [r for r in rows if r["seed"] % 2 == 0]
     rep = [r for r in rows if r["seed"] % 2 == 1]
 
-    def rates(rs, low, vote):
-        pos = [rule(r, low, vote) for r in rs if r["positive"]]
-        neg = [rule(r, low, vote) for r in rs if not r["positive"]]
+    def rates(rs, *g):
+        pos = [rule(r, *g) for r in rs if r["positive"]]
+        neg = [rule(r, *g) for r in rs if not r["positive"]]
         return np.mean(pos), np.mean(neg)
 
-    grid = [(low, vote) for low in range(1, 9) for vote in (0.5, 2 / 3, 1.0)]
-    ok = [(rates(cal, *g)[0], -g[0], g) for g in grid if rates(cal, *g)[1] <= max_fpr]
-    best = max(ok)[2] if ok else None
-    print(f"rule chosen on even seeds (max TPR with FPR <= {max_fpr}): {best}")
-    for name, (low, vote) in (("current (rank <= 4, vote >= 1/2)", (4, 0.5)), ("chosen", best)):
-        print(f"\n{name}: per cell, share of runs read as 'one finite confounder' (odd seeds)")
-        for cell in dict.fromkeys(r["cell"] for r in rows):
-            rs = [r for r in rep if r["cell"] == cell]
-            print(f"| {cell} | {'TPR' if rs[0]['positive'] else 'FPR'} | {np.mean([rule(r, low, vote) for r in rs]):.2f} "
-                  f"| {len(rs)} | ranks {sorted(int(r['kernel_rank']) for r in rs)} |")
-        tpr, fpr = rates(rep, low, vote)
-        print(f"overall: TPR {tpr:.2f}, FPR {fpr:.2f}")
+    grid = [(least, low, vote) for least in (1, 2) for low in range(2, 9) for vote in (0.5, 2 / 3, 1.0)]
+    # ties go to the paper's "below 5" (low = 4), then to the weaker conditions
+    ok = [(rates(cal, *g)[0], -rates(cal, *g)[1], -abs(g[1] - 4), -g[0], -g[2], g) for g in grid
+          if rates(cal, *g)[1] <= max_fpr]
+    best = max(ok)[-1] if ok else max((rates(cal, *g)[0] - rates(cal, *g)[1], g) for g in grid)[1]
+    print(f"rule chosen on even seeds (max TPR with FPR <= {max_fpr}, then min FPR): {best}; "
+          f"calibration TPR/FPR {rates(cal, *best)}")
+    cells = list(dict.fromkeys(r["cell"] for r in rows))
+    rules = {"old (rank <= 4, vote >= 1/2)": (1, 4, 0.5), "chosen": best}
+    print("\n| cell | rate | " + " | ".join(rules) + " | runs | ranks (report runs) |")
+    for cell in cells:
+        rs = [r for r in rep if r["cell"] == cell]
+        vals = " | ".join(f"{np.mean([rule(r, *g) for r in rs]):.2f}" for g in rules.values())
+        print(f"| {cell} | {'TPR' if rs[0]['positive'] else 'FPR'} | {vals} | {len(rs)} | "
+              f"{sorted(int(r['kernel_rank']) for r in rs)} |")
+    for name, g in rules.items():
+        print(f"{name}: report TPR {rates(rep, *g)[0]:.2f}, FPR {rates(rep, *g)[1]:.2f}")
 
 
 if __name__ == "__main__":
