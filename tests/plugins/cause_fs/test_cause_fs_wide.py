@@ -9,7 +9,7 @@ from sklearn.metrics import calinski_harabasz_score
 from framework import Dataset
 from framework.errors import DataValidationError
 from plugins.cause_fs import _core, _solvers, sogfs
-from plugins.cause_fs._kernels import ward_1d
+from plugins.cause_fs._kernels import ward_1d, ward_condensed
 from plugins.cause_fs.selector import CauseFS, minmax
 
 
@@ -48,6 +48,12 @@ def test_ward_1d_is_scipys_tree():
         for m in range(2, 11):
             a, b = fcluster(Z, m, "maxclust"), fcluster(Z1, m, "maxclust")
             assert len(set(zip(a, b))) == len(set(a)) == len(set(b))
+
+
+def test_in_place_ward_is_scipys_linkage():
+    X = np.random.default_rng(0).standard_normal((200, 5))
+    y = pdist(X)
+    np.testing.assert_allclose(ward_condensed(y.copy(), 200), linkage(X, method="ward"), rtol=1e-12)
 
 
 def test_correlation_factor_is_isometric_to_the_correlation_rows():
