@@ -61,16 +61,17 @@ def cause_fs_memory(n: int, d: int, M: int) -> tuple[float, str]:
     """Estimated peak bytes of CAUSE-FS's superlinear parts, and what they are.
 
     d <= n: the d x d matrices (correlations, Ward's distances and their copy, Eq. 7's
-    matrix and its factor), about 24 d^2 bytes. d > n: Ward's condensed distances
-    (clustered in place), 4 d^2. Both: n x n matrices (balance kernel, Eq. 7's per-granularity
-    factors), about 8 (M + 4) n^2.
+    matrix and its factor), about 24 d^2 bytes, and the balance kernel of Eq. (15) (n x n,
+    float32 above 4,000 samples). d > n: Ward's condensed distances (clustered in place),
+    4 d^2, and the n x n matrices of the kernel-form Eq. (7), about 8 (M + 4) n^2.
     """
     from ._core import wide
 
-    nn = 8.0 * (M + 4) * n * n
     if wide(n, d):
-        return 4.0 * d * d + nn, f"Ward clustering of {d} features, 4 d^2 bytes, and n x n matrices"
-    return 24.0 * d * d + nn, f"d x d matrices for d = {d}, 24 d^2 bytes, and n x n matrices"
+        need = 4.0 * d * d + 8.0 * (M + 4) * n * n
+        return need, f"Ward clustering of {d} features, 4 d^2 bytes, and n x n matrices"
+    need = 24.0 * d * d + (8.0 if n <= 4000 else 4.0) * n * n
+    return need, f"d x d matrices for d = {d}, 24 d^2 bytes, and the n x n balance kernel"
 
 
 class CauseFS(Partitioner):

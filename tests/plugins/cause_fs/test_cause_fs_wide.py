@@ -10,7 +10,7 @@ from framework import Dataset
 from framework.errors import DataValidationError
 from plugins.cause_fs import _core, _solvers, sogfs
 from plugins.cause_fs._kernels import ward_1d, ward_condensed
-from plugins.cause_fs.selector import CauseFS, minmax
+from plugins.cause_fs.selector import CauseFS, cause_fs_memory, minmax
 
 
 def _data(n, d, seed=1, informative=4):
@@ -129,5 +129,7 @@ def test_memory_budget_refuses_before_allocating():
         CauseFS(n_clusters=2, memory_gb=1e-6).partition(Dataset(X))
     with pytest.raises(DataValidationError, match=r"sogfs: about .* GB needed .*raise memory_gb"):
         sogfs.SOGFS(n_clusters=2, memory_gb=1e-6).partition(Dataset(X[:, :10]))
-    need, _ = __import__("plugins.cause_fs.selector", fromlist=["x"]).cause_fs_memory(200, 20000, 10)
-    assert need < 4 * 2**30  # the 200 x 20,000 target fits the default budget
+    # the 200 x 20,000 target and the COIL20, USPS and pixraw10P sizes fit the default budget
+    for n, d in ((200, 20000), (1440, 1024), (9298, 256), (100, 10000)):
+        assert cause_fs_memory(n, d, 10)[0] < 4 * 2**30
+    assert cause_fs_memory(100, 40000, 10)[0] > 4 * 2**30
