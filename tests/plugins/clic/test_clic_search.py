@@ -137,3 +137,18 @@ def test_low_rank_kernel_mode_matches_exact_on_small_data():
         assert np.linalg.eigvalsh(Kx - G @ G.T).min() >= -1e-8  # the residual is PSD
     s, s_low = svdvals(KA @ KB / n), svdvals(GA @ (GA.T @ GB) @ GB.T / n)
     np.testing.assert_allclose(s_low[:20], s[:20], rtol=0, atol=2e-7 * n)  # Weyl: ||V - V~|| <= 2 tol n
+
+
+def test_kernel_rank_switches_to_low_rank_above_the_size(monkeypatch):
+    from plugins.clic import rank
+
+    calls = []
+    real = rank._estimate_low_rank
+    monkeypatch.setattr(rank, "_estimate_low_rank", lambda *a: calls.append(len(a[0])) or real(*a))
+    monkeypatch.setattr(rank, "LOW_RANK_MIN_N", 150)
+    small, big = product_mixture(2, 3, 70, 0)[0], product_mixture(2, 3, 80, 0)[0]  # 140 and 160 samples
+    assert rank.estimate_rank(small).rank == rank.estimate_rank(small, kernel="exact").rank
+    assert calls == []
+    assert rank.estimate_rank(big).rank == 2 and calls == [160]
+    ev = registry.create("kernel_rank", kernel="low_rank").evaluate(Dataset(small))
+    assert ev.value == 2 and calls == [160, 140]
