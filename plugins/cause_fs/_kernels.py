@@ -1,4 +1,5 @@
-"""Numba kernel of CAUSE-FS: the row-wise simplex problems of Eqs. (9)-(12) on sparse candidate sets."""
+"""Numba kernels of CAUSE-FS: the row-wise simplex problems of Eqs. (9)-(12) on sparse candidate
+sets, the k-NN scan, and Ward linkage (1-D intervals; in place on condensed distances)."""
 
 from __future__ import annotations
 
