@@ -136,3 +136,16 @@ def test_composition_pc_explains_dependence_by_clic_labels():
         frozenset(g.clusters[i] | g.clusters[j]) for i, j in (tuple(e) for e in g.undirected)}
     among_x = [e for e in edges if "Z" not in e]
     assert len(among_x) <= 1
+
+
+@pytest.mark.parametrize("rank, vote, conf", [(1, 1.0, 0.0), (2, 1.0, 1.0), (4, 1.0, 1.0), (5, 1.0, 0.0),
+                                              (3, 2 / 3, 0.5), (3, 0.5, 0.5)])
+def test_kernel_rank_calibrated_rule(monkeypatch, rank, vote, conf):
+    from plugins.clic import rank as rank_module
+
+    est = rank_module.RankEstimate(rank, (rank,) * 3, vote, np.ones(3))
+    monkeypatch.setattr(rank_module, "estimate_rank", lambda *a, **k: est)
+    X, _ = product_mixture(2, 3, 60, 0)  # all pairs dependent
+    ev = registry.create("kernel_rank").evaluate(Dataset(X))
+    assert ev.metrics["pairwise_dependent"] == 1.0 and ev.metrics["confounder_confidence"] == conf
+    assert ("direct causal links are the likely explanation" in ev.reading) == (rank == 1)
