@@ -80,8 +80,19 @@ def objective(st: State) -> float:
     return J
 
 
+def wide(n: int, d: int) -> bool:
+    """More features than samples: W by the n x n (kernel) form and granularities from an n-dim factor."""
+    return d > n
+
+
 def update_W(st: State) -> None:
-    """Eq. (7): ``W = (a X~'X~ + l D + sum_m R X~' L_S R X~)^-1 a X~'F``; then D (Alg. 1, line 4)."""
+    """Eq. (7), then D (Alg. 1, line 4): by :func:`solve_W_kernel` when d > n, else :func:`solve_W_dense`."""
+    st.W = solve_W_kernel(st) if wide(*st.X.shape) else solve_W_dense(st)
+    st.D = 1.0 / (2.0 * np.sqrt(np.sum(st.W**2, axis=1) + S.EPS_L21))
+
+
+def solve_W_dense(st: State) -> np.ndarray:
+    """Eq. (7) as printed: ``W = (a X~'X~ + l D + sum_m R X~' L_S R X~)^-1 a X~'F`` (a d x d solve)."""
     from scipy.linalg import solve
 
     Xt = st.mu[:, None] * st.X
@@ -91,8 +102,58 @@ def update_W(st: State) -> None:
         for m, idx in enumerate(st.groups):
             Xm = st.mu[:, None] * st.blocks[m]
             M[np.ix_(idx, idx)] += Xm.T @ (S.laplacian(st.S[m]) @ Xm)
-    st.W = solve(M, st.alpha * (Xt.T @ st.F), assume_a="pos", overwrite_a=True, check_finite=False)
-    st.D = 1.0 / (2.0 * np.sqrt(np.sum(st.W**2, axis=1) + S.EPS_L21))
+    return solve(M, st.alpha * (Xt.T @ st.F), assume_a="pos", overwrite_a=True, check_finite=False)
+
+
+def solve_W_kernel(st: State) -> np.ndarray:
+    """Eq. (7) through n x n systems only (Woodbury), for d > n; the same W as :func:`solve_W_dense`.
+
+    The matrix of Eq. (7) is ``H + a X~'X~`` with H block-diagonal over the granularities,
+    ``H_m = l D_m + X~_m' L_m X~_m``. Push-through: ``W = H^-1 X~' (I/a + X~ H^-1 X~')^-1 F``.
+    Per block, ``T_m = H_m^-1 X~_m'`` is a d_m x d_m solve when d_m <= n, else by Woodbury
+    with ``L_m = P P'`` (P from the eigenvectors of L_m): ``T_m = Lam^-1 X~_m' E_m`` with
+    ``E_m = I - P (I + P'K_m P)^-1 P'K_m`` and ``K_m = X~_m Lam^-1 X~_m'`` (``Lam = l D_m``).
+    Cost O(n^2 d + M n^3) per call, memory O(n d + n^2); no d x d matrix.
+    """
+    from scipy.linalg import cho_factor, cho_solve, eigh, solve
+
+    n, d = st.X.shape
+    lam_d = st.lam * st.D
+    groups = st.groups if st.multigranular else [np.arange(d)]
+    K = np.zeros((n, n))
+    parts = []
+    for m, idx in enumerate(groups):
+        Z = st.mu[:, None] * (st.blocks[m] if st.multigranular else st.X)
+        if not st.multigranular:  # H = l D
+            T = Z.T / lam_d[idx, None]
+            parts.append(("T", T))
+            K += Z @ T
+            continue
+        L = S.laplacian(st.S[m])
+        if idx.size <= n:
+            H = Z.T @ (L @ Z)
+            H[np.diag_indices_from(H)] += lam_d[idx]
+            T = solve(H, Z.T, assume_a="pos", check_finite=False)
+            parts.append(("T", T))
+            K += Z @ T
+            continue
+        Zl = Z / lam_d[idx]
+        Km = Zl @ Z.T
+        s, U = eigh(L.toarray(), check_finite=False)
+        P = U * np.sqrt(np.maximum(s, 0.0))
+        PK = P.T @ Km
+        G = PK @ P
+        G[np.diag_indices_from(G)] += 1.0
+        E = np.eye(n) - P @ cho_solve(cho_factor(G, check_finite=False), PK, check_finite=False)
+        parts.append(("E", (Zl, E)))
+        K += Km @ E
+    K = 0.5 * (K + K.T)
+    K[np.diag_indices_from(K)] += 1.0 / st.alpha
+    Y = solve(K, st.F, assume_a="pos", check_finite=False)
+    W = np.empty((d, st.F.shape[1]))
+    for idx, (kind, part) in zip(groups, parts):
+        W[idx] = part @ Y if kind == "T" else part[0].T @ (part[1] @ Y)
+    return W
 
 
 def update_S(st: State) -> None:
@@ -213,6 +274,9 @@ def init_state(X: np.ndarray, *, alpha: float, beta: float, lam: float, k: int, 
     F = S.spectral_embedding(G, h, seed)
     if variant == "no_multigranular":
         delta = np.zeros(d, dtype=np.int64)
+    elif wide(n, d):
+        Y, extra = S.correlation_factor(X)
+        delta = S.granularities(Y, max_groups, extra=extra)
     else:
         delta = S.granularities(S.correlation_rows(X), max_groups)
     M = int(delta.max()) + 1

@@ -11,6 +11,17 @@ import scipy.sparse as sp
 EPS_L21 = 1e-10  # the epsilon of D_ii = 1 / (2 sqrt(||W_i||^2 + eps)); also in the objective
 
 
+def check_memory(name: str, need: float, memory_gb: float, what: str) -> None:
+    """Refuse, before allocating, when the estimated peak *need* (bytes) of the parts that grow
+    faster than linearly (named by *what*) exceeds *memory_gb*."""
+    from framework.errors import DataValidationError
+
+    if need > memory_gb * 2**30:
+        raise DataValidationError(
+            f"{name}: about {need / 2**30:.1f} GB needed ({what}), above memory_gb={memory_gb:g}; raise "
+            f"memory_gb if the machine has it, or pre-select fewer features (e.g. the most variable).")
+
+
 # -- simplex ------------------------------------------------------------------------------
 def project_simplex(v: np.ndarray) -> np.ndarray:
     """Euclidean projection of a vector onto the probability simplex (sort-based, O(n log n))."""
@@ -200,27 +211,56 @@ def gpi(L: sp.spmatrix, alpha: float, B: np.ndarray, F0: np.ndarray, max_iter: i
 
 
 # -- feature granularities ----------------------------------------------------------------
-def granularities(V: np.ndarray, max_groups: int) -> np.ndarray:
+WARD_1D_MIN = 2000  # 1-D Ward by the interval kernel above this many features (scipy's below)
+
+
+def granularities(V: np.ndarray, max_groups: int, extra: np.ndarray | None = None) -> np.ndarray:
     """Ward clustering of the features (rows of V), the number of groups by Calinski-Harabasz.
 
-    Returns labels 0..M-1, ordered by the first feature of each group. A single group when
-    the rows are all equal or there are fewer than 3 features.
+    With *extra*, feature i is the row ``V_i`` plus a private direction of squared length
+    ``extra_i`` (Gram ``V V' + diag(extra)``, the form of :func:`correlation_factor`); the
+    distances are then formed from the Gram in blocks and clustered in place (``4 d^2`` bytes).
+    One-dimensional V with more than ``WARD_1D_MIN`` rows uses the O(d log d) interval
+    kernel :func:`ward_1d` (same tree). Returns labels 0..M-1, ordered by the first feature
+    of each group. A single group when the rows are all equal or there are fewer than 3.
     """
     from scipy.cluster.hierarchy import fcluster, linkage
     from sklearn.metrics import calinski_harabasz_score
 
     d = V.shape[0]
-    if d < 3 or np.allclose(V, V[0]):
+    if d < 3:
         return np.zeros(d, dtype=np.int64)
-    Z = linkage(V, method="ward")
+    if extra is not None:
+        y = factor_distances(V, extra)
+        if not y.max(initial=0.0) > 1e-12 * max(1.0, float(np.sqrt(np.max(np.sum(V**2, axis=1) + extra)))):
+            return np.zeros(d, dtype=np.int64)
+        from ._kernels import ward_condensed
+
+        Z = ward_condensed(y, d)  # overwrites y
+        del y
+
+        def ch(lab):
+            return factor_calinski_harabasz(V, extra, lab)
+    else:
+        if np.allclose(V, V[0]):
+            return np.zeros(d, dtype=np.int64)
+        if V.shape[1] == 1 and d > WARD_1D_MIN:
+            from ._kernels import ward_1d
+
+            Z = ward_1d(np.ascontiguousarray(V[:, 0], dtype=np.float64))
+        else:
+            Z = linkage(V, method="ward")
+
+        def ch(lab):
+            return calinski_harabasz_score(V, lab)
     best, best_lab = -np.inf, np.zeros(d, dtype=np.int64)
     for m in range(2, min(max_groups, d - 1) + 1):
         lab = fcluster(Z, t=m, criterion="maxclust")
         if np.unique(lab).size < 2:
             continue
-        ch = calinski_harabasz_score(V, lab)
-        if ch > best:
-            best, best_lab = ch, lab
+        score = ch(lab)
+        if score > best:
+            best, best_lab = score, lab
     _, first = np.unique(best_lab, return_index=True)
     order = np.argsort(first)
     remap = np.empty(order.size, dtype=np.int64)
@@ -237,6 +277,58 @@ def correlation_rows(X: np.ndarray) -> np.ndarray:
     C = Xc.T @ Xc
     np.fill_diagonal(C, 1.0)
     return C
+
+
+def correlation_factor(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(Y, extra)`` (d x n and d) with ``C C' = Y Y' + diag(extra)`` for C = :func:`correlation_rows`.
+
+    ``C = Z'Z + diag(extra)`` with Z the normalised columns and ``extra_i = 1`` for constant
+    ones (zero columns of Z), so ``C C' = Z'(ZZ')Z + diag(extra)`` and ``Y = Z'U s^1/2`` from
+    ``ZZ' = U diag(s) U'``: the rows of C, whose distances Ward clusters, are isometric to
+    the rows of Y plus a private unit direction each for the constant features. O(n d)
+    memory instead of d^2.
+    """
+    Z = X - X.mean(axis=0)
+    sd = np.sqrt((Z**2).sum(axis=0))
+    ok = sd > 0
+    Z[:, ok] /= sd[ok]
+    s, U = np.linalg.eigh(Z @ Z.T)
+    return Z.T @ (U * np.sqrt(np.maximum(s, 0.0))), (~ok).astype(np.float64)
+
+
+def factor_distances(Y: np.ndarray, extra: np.ndarray, block: int = 512) -> np.ndarray:
+    """Condensed Euclidean distances (scipy's pdist order) of the rows of ``[Y, diag(extra)^1/2]``."""
+    d = Y.shape[0]
+    g = np.einsum("ij,ij->i", Y, Y)
+    out = np.empty(d * (d - 1) // 2)
+    pos = 0
+    for b in range(0, d, block):
+        e = min(d, b + block)
+        sq = (g[b:e, None] + g[None, b:]) - 2.0 * (Y[b:e] @ Y[b:].T)
+        sq += extra[b:e, None] + extra[None, b:]
+        for i in range(b, e):
+            row = sq[i - b, i - b + 1:]
+            out[pos:pos + row.size] = row
+            pos += row.size
+    np.maximum(out, 0.0, out=out)
+    return np.sqrt(out, out=out)
+
+
+def factor_calinski_harabasz(Y: np.ndarray, extra: np.ndarray, labels: np.ndarray) -> float:
+    """scikit-learn's ``calinski_harabasz_score`` of the rows of ``[Y, diag(extra)^1/2]`` from Y and extra."""
+    d = Y.shape[0]
+    _, lab = np.unique(labels, return_inverse=True)
+    k = int(lab.max()) + 1
+    cnt = np.bincount(lab, minlength=k).astype(np.float64)
+    g = np.einsum("ij,ij->i", Y, Y) + extra
+    sums = np.zeros((k, Y.shape[1]))
+    np.add.at(sums, lab, Y)
+    within = float(np.sum(np.bincount(lab, weights=g, minlength=k)
+                          - (np.sum(sums**2, axis=1) + np.bincount(lab, weights=extra, minlength=k)) / cnt))
+    total = float(g.sum() - (np.sum(Y.sum(axis=0) ** 2) + extra.sum()) / d)
+    if within == 0.0:
+        return 1.0
+    return (total - within) * (d - k) / (within * (k - 1.0))
 
 
 def knn_simplex_init(X: np.ndarray, k: int) -> sp.csr_matrix:

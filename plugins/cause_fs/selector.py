@@ -53,6 +53,25 @@ class CauseFSParams(Params):
         "rank", description="rank: the n_select largest ||W_i||^2 (the paper); greedy (ours): forward selection "
         "of n_select features that best fit the learned F, weighted by mu (an l2,0 reading of the regression term).")
     seed: int = Field(0, description="Seed of the spectral initialisation.")
+    memory_gb: float = Field(4.0, gt=0, description="Refuse before allocating when the estimated peak of the "
+                             "parts growing faster than linearly (d x d or n x n) exceeds this many GB.")
+
+
+def cause_fs_memory(n: int, d: int, M: int) -> tuple[float, str]:
+    """Estimated peak bytes of CAUSE-FS's superlinear parts, and what they are.
+
+    d <= n: the d x d matrices (correlations, Ward's distances and their copy, Eq. 7's
+    matrix and its factor), about 24 d^2 bytes, and the balance kernel of Eq. (15) (n x n,
+    float32 above 4,000 samples). d > n: Ward's condensed distances (clustered in place),
+    4 d^2, and the n x n matrices of the kernel-form Eq. (7), about 8 (M + 4) n^2.
+    """
+    from ._core import wide
+
+    if wide(n, d):
+        need = 4.0 * d * d + 8.0 * (M + 4) * n * n
+        return need, f"Ward clustering of {d} features, 4 d^2 bytes, and n x n matrices"
+    need = 24.0 * d * d + (8.0 if n <= 4000 else 4.0) * n * n
+    return need, f"d x d matrices for d = {d}, 24 d^2 bytes, and the n x n balance kernel"
 
 
 class CauseFS(Partitioner):
@@ -110,6 +129,8 @@ class CauseFS(Partitioner):
         p = self.params
         X = minmax(data.X) if p.scale == "minmax" else np.array(data.X, dtype=np.float64)
         n, d = X.shape
+        need, what = cause_fs_memory(n, d, p.max_granularities)
+        _solvers.check_memory("cause_fs", need, p.memory_gb, what)
         if p.h is not None:
             h = p.h
         elif p.n_clusters is not None:

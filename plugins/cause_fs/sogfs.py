@@ -21,6 +21,8 @@ class SOGFSParams(Params):
     max_iter: int = Field(20, ge=1, description="Alternating iterations.")
     scale: Literal["standard", "minmax", "none"] = Field(
         "standard", description="Per-feature scaling first: zero mean and unit variance, [0, 1], or none.")
+    memory_gb: float = Field(4.0, gt=0, description="Refuse before allocating when the estimated peak of the "
+                             "d x d (d <= n) or dense n x n parts exceeds this many GB.")
 
 
 class SOGFS(Partitioner):
@@ -73,10 +75,21 @@ class SOGFS(Partitioner):
         data.check(self.name, min_samples=max(self.params.k + 2, self.params.n_clusters + 1), min_variables=2)
 
     def _partition(self, data: Dataset) -> Partition:
-        import scipy.sparse as sp
-        from scipy.linalg import eigh
+        from threadpoolctl import threadpool_limits
 
-        from ._solvers import EPS_L21, knn_simplex_init, laplacian, sparse_simplex_graph
+        with threadpool_limits(1):  # small products; threads cost more than they save on a shared machine
+            return self._select(data)
+
+    def _select(self, data: Dataset) -> Partition:
+        import scipy.sparse as sp
+
+        from ._solvers import (
+            EPS_L21,
+            check_memory,
+            knn_simplex_init,
+            laplacian,
+            sparse_simplex_graph,
+        )
         from .selector import minmax, selection_partition
 
         p = self.params
@@ -95,6 +108,9 @@ class SOGFS(Partitioner):
         if p.scale == "standard":
             X = (X - X.mean(axis=0)) / X.std(axis=0)
         d = X.shape[1]
+        wide = d > n
+        need = (0.0 if wide else 24.0 * d * d) + (24.0 * n * n if wide or n <= 500 else 0.0)
+        check_memory("sogfs", need, p.memory_gb, "d x d matrices (24 d^2 bytes) when d <= n, dense n x n ones")
         S = knn_simplex_init(X, p.k)
         lam = p.lam
         Dw = np.ones(d)
@@ -107,10 +123,8 @@ class SOGFS(Partitioner):
             zeros = int(np.sum(w < 1e-8 * max(1.0, float(L.diagonal().max()))))
             if t > 0:  # adapt lam to the graph learned with it
                 lam = lam * 2.0 if zeros < c else lam / 2.0 if zeros > c else lam
-            A = 2.0 * (X.T @ (L @ X))  # sum_ij ||W'x_i - W'x_j||^2 s_ij = 2 tr(W'X'L_S XW)
-            A = 0.5 * (A + A.T)
-            A[np.diag_indices_from(A)] += p.gamma * Dw
-            _, W = eigh(A, subset_by_index=[0, m - 1], check_finite=False)
+            # sum_ij ||W'x_i - W'x_j||^2 s_ij = 2 tr(W'X'L_S XW): W = the m smallest of 2X'L_S X + gamma D
+            W = smallest_projection(X, L, p.gamma * Dw, m, wide=wide)
             Dw = 1.0 / (2.0 * np.sqrt(np.sum(W**2, axis=1) + EPS_L21))
             emb = np.sqrt(2.0) * np.hstack([X @ W, np.sqrt(lam) * F])  # 0.5 ||.||^2 = d^w + lam d^f
             S = sparse_simplex_graph(emb, sp.csr_matrix((n, n)), 0.0, np.zeros(n), p.k)
@@ -131,3 +145,39 @@ def _smallest(L, r: int):
     w, V = eigsh(L, k=r, sigma=-1e-6, which="LM", v0=v0, tol=1e-8)
     o = np.argsort(w)
     return w[o], V[:, o]
+
+
+def smallest_projection(X: np.ndarray, L, diag: np.ndarray, m: int, wide: bool) -> np.ndarray:
+    """The m eigenvectors of ``A = 2 X'LX + diag(diag)`` (d x d) with the smallest eigenvalues.
+
+    Dense ``eigh`` when not *wide*; else Lanczos on ``A^-1`` (its largest eigenvalues) with
+    A^-1 applied by Woodbury through n x n matrices: ``2L = P P'`` (eigenvectors of L),
+    ``B = P'X``, ``A^-1 = Lam^-1 - Lam^-1 B' (I + B Lam^-1 B')^-1 B Lam^-1`` (``Lam = diag``);
+    O(n d) per product, no d x d matrix. The eigenvectors agree with the dense ones up to
+    signs (and rotations within repeated eigenvalues), which the scores ``||w_i||`` and the
+    graph update do not see.
+    """
+    from scipy.linalg import cho_factor, cho_solve, eigh
+    from scipy.sparse.linalg import LinearOperator, eigsh
+
+    d = X.shape[1]
+    if not wide:
+        A = 2.0 * (X.T @ (L @ X))
+        A = 0.5 * (A + A.T)
+        A[np.diag_indices_from(A)] += diag
+        return eigh(A, subset_by_index=[0, m - 1], check_finite=False)[1]
+    s, U = eigh(2.0 * L.toarray(), check_finite=False)
+    B = (U * np.sqrt(np.maximum(s, 0.0))).T @ X
+    Bl = B / diag
+    G = Bl @ B.T
+    G[np.diag_indices_from(G)] += 1.0
+    cf = cho_factor(G, check_finite=False)
+
+    def inv(v):
+        v = v.reshape(d, -1) / diag[:, None]
+        return v - Bl.T @ cho_solve(cf, B @ v, check_finite=False)
+
+    op = LinearOperator((d, d), matvec=inv, matmat=inv, dtype=np.float64)
+    v0 = np.full(d, 1.0 / np.sqrt(d)) + np.linspace(0.0, 1e-3, d)
+    w, V = eigsh(op, k=m, which="LA", v0=v0, tol=1e-12)
+    return V[:, np.argsort(-w)]

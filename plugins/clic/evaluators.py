@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import itertools
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Literal
 
 import numpy as np
 from pydantic import Field
@@ -16,25 +17,43 @@ PAPER = "Sgouritsa, Janzing, Peters, Schoelkopf, UAI 2013"
 
 class KernelRankParams(Params):
     n_neighbors: int = Field(10, ge=1, description="Neighbourhood size of the bandwidth rule.")
-    low_rank: int = Field(4, ge=1, description="Ranks up to this count as 'low' (paper: below 5).")
+    low_rank: int = Field(4, ge=2, description="Ranks 2..low_rank count as 'low' (paper: below 5).")
+    min_vote: float = Field(1.0, gt=0, le=1, description="Share of the splits that must agree for the "
+                            "confident reading (chosen by calibration, see the docs).")
     alpha: float = Field(0.01, gt=0, lt=1, description="Level of the pairwise dependence tests.")
+    kernel: Literal["auto", "exact", "low_rank"] = Field(
+        "auto", description="Gram matrices: exact (n x n), low_rank (pivoted incomplete Cholesky), or auto "
+        "(exact up to 3,000 samples).")
+    tol: float = Field(1e-7, gt=0, lt=1, description="low_rank: residual trace of each Gram <= tol * n.")
+
+
+@dataclass(frozen=True)
+class RankEvaluation(Evaluation):
+    """An :class:`Evaluation` with ``reading``: Theorem 5's reading of the rank as a sentence."""
+
+    reading: str = ""
 
 
 class KernelRank(Evaluator):
     """Estimated tensor rank of the kernel embedding of the data's variables, with Theorem 5's reading.
 
-    The ``result`` passed to :meth:`evaluate` is ignored: the data itself is
-    rated (pass any partition, e.g. ``Partition(np.zeros(n, int))``).
-    ``value`` is the estimated rank (majority vote over the splits of the
-    variables). ``metrics``: ``vote_share`` (splits agreeing), ``pairwise_min_p``
-    (smallest Bonferroni-corrected HSIC p-value over pairs), ``pairwise_dependent``
-    (1 if every pair is dependent at ``alpha``), ``confounder_confidence``: 1.0 when
-    d >= 3, all pairs are dependent, the rank is at most ``low_rank`` and at least
-    half the splits agree (one finite confounder of that many states is then the
-    likely explanation, Theorem 5); 0.5 when the rank is low but a condition is
-    weak (d = 2 or a split vote below one half); 0 otherwise (high rank: direct
-    links or a many-valued confounder cannot be excluded, or no pairwise dependence).
-    :meth:`reading` gives the same as a sentence.
+    The data itself is rated: ``evaluate(data)`` needs no ``result`` (one passed is ignored).
+    ``value`` is the estimated rank (majority vote over the splits of the variables).
+    ``metrics``: ``vote_share`` (splits agreeing), ``pairwise_min_p`` (smallest
+    Bonferroni-corrected HSIC p-value over pairs), ``pairwise_dependent`` (1 if every pair is
+    dependent at ``alpha``), ``identifiable`` (0 when d = 2: with two variables a low rank
+    does not tell a finite confounder from a direct link, the paper's Sec. 5), and
+    ``confounder_confidence``: NaN when d = 2 (not identifiable); for d >= 3, 1.0 when all
+    pairs are dependent, ``2 <= rank <= low_rank`` and at least ``min_vote`` (default all) of
+    the splits agree (one finite confounder of that many states is the likely explanation,
+    Theorem 5); 0.5 when the rank is in that range and all pairs are dependent but fewer
+    splits agree; 0 otherwise (rank 1 with dependent variables: a one-state confounder
+    explains no dependence, so direct links are likely; a high rank: direct links or a
+    many-valued confounder cannot be excluded; or no pairwise dependence). The rule (rank >= 2,
+    unanimous splits) was chosen on half of a calibration set and measured on the other half:
+    false positives 3 % on direct-link data, true positives 84 % on the paper's first set
+    (docs page). The returned evaluation's ``reading`` (also :meth:`reading`) says the same
+    as a sentence, ``"not identifiable (d = 2)"`` first when d = 2.
 
     References
     ----------
@@ -72,7 +91,7 @@ class KernelRank(Evaluator):
 
         p = self.params
         X = data.X
-        est = estimate_rank(X, p.n_neighbors)
+        est = estimate_rank(X, p.n_neighbors, kernel=p.kernel, tol=p.tol)
         d = X.shape[1]
         pairs = list(itertools.combinations(range(d), 2))
         sub = X[np.linspace(0, len(X) - 1, min(len(X), 1000)).astype(int)]
@@ -80,8 +99,10 @@ class KernelRank(Evaluator):
         dependent = min(1.0, min_p) < p.alpha if d == 2 else all(
             hsic_test(sub[:, i], sub[:, j]).pvalue * len(pairs) < p.alpha for i, j in pairs
         )
-        low = est.rank <= p.low_rank
-        if low and dependent and d >= 3 and est.vote_share >= 0.5:
+        low = 2 <= est.rank <= p.low_rank
+        if d == 2:
+            conf = float("nan")
+        elif low and dependent and est.vote_share >= p.min_vote - 1e-12:
             conf = 1.0
         elif low and dependent:
             conf = 0.5
@@ -90,8 +111,15 @@ class KernelRank(Evaluator):
         return {
             "kernel_rank": float(est.rank), "vote_share": float(est.vote_share),
             "pairwise_min_p": float(min(1.0, min_p)), "pairwise_dependent": float(dependent),
-            "confounder_confidence": conf,
+            "identifiable": float(d >= 3), "confounder_confidence": conf,
         }
+
+    def evaluate(self, data: Dataset | Any, result: Partition | Any = None, truth: Any = None) -> RankEvaluation:
+        """Rate the data (*result* is optional and ignored); the evaluation carries ``reading``."""
+        ds = self._check_data(data)
+        ev = super().evaluate(ds, Partition(np.zeros(ds.n_samples, dtype=np.int64)) if result is None else result,
+                              truth)
+        return RankEvaluation(ev.value, ev.metrics, ev.pointwise, reading=_sentence(ev.metrics))
 
     def _evaluate(self, data: Dataset, result: Any, truth: Any) -> Evaluation:
         m = self._metrics(data)
@@ -99,20 +127,28 @@ class KernelRank(Evaluator):
 
     def reading(self, data: Dataset | Any) -> str:
         """Theorem 5's reading of the estimated rank, as one sentence."""
-        ds = self._check_data(data)
-        m = self._metrics(ds)
-        r = int(m["kernel_rank"])
-        head = f"Estimated rank {r} ({m['vote_share']:.0%} of the splits agree)"
-        if m["pairwise_dependent"] < 1:
-            return head + "; the variables are not all pairwise dependent, so Theorem 5 does not apply."
-        if m["confounder_confidence"] == 1.0:
-            return head + (f"; with strong pairwise dependence this suggests one hidden confounder with {r} "
-                           "states explaining all dependences (high confidence).")
-        if m["confounder_confidence"] == 0.5:
-            return head + (f"; a low rank suggests a finite confounder with {r} states, with moderate "
-                           "confidence (d = 2 or the splits disagree).")
-        return head + ("; a high rank: direct causal links or a confounder with many values cannot be "
-                       "excluded (Theorem 5 gives no confident reading).")
+        return _sentence(self._metrics(self._check_data(data)))
+
+
+def _sentence(m: dict[str, float]) -> str:
+    r = int(m["kernel_rank"])
+    head = f"Estimated rank {r} ({m['vote_share']:.0%} of the splits agree)"
+    if m["identifiable"] < 1:
+        return ("not identifiable (d = 2): " + head + "; with two variables a low rank does not tell a finite "
+                "confounder from a direct link (the paper, Sec. 5), so no confidence is given.")
+    if m["pairwise_dependent"] < 1:
+        return head + "; the variables are not all pairwise dependent, so Theorem 5 does not apply."
+    if m["confounder_confidence"] == 1.0:
+        return head + (f"; with strong pairwise dependence this suggests one hidden confounder with {r} "
+                       "states explaining all dependences (high confidence).")
+    if m["confounder_confidence"] == 0.5:
+        return head + (f"; a low rank suggests a finite confounder with {r} states, with moderate "
+                       "confidence (the splits disagree).")
+    if r == 1:
+        return head + ("; rank 1 with dependent variables: a one-state confounder explains no dependence, "
+                       "so direct causal links are the likely explanation (no confounder reading).")
+    return head + ("; a high rank: direct causal links or a confounder with many values cannot be "
+                   "excluded (Theorem 5 gives no confident reading).")
 
 
 class MMDMatchingParams(Params):

@@ -122,8 +122,12 @@ class RankEstimate:
     bandwidths: np.ndarray
 
 
+LOW_RANK_MIN_N = 3000  # kernel="auto": exact Gram matrices up to this many samples, low-rank above
+
+
 def estimate_rank(
-    X: np.ndarray, n_neighbors: int = 10, lo: float = 0.9, hi: float = 0.99999
+    X: np.ndarray, n_neighbors: int = 10, lo: float = 0.9, hi: float = 0.99999,
+    kernel: str = "auto", tol: float = 1e-7,
 ) -> RankEstimate:
     """Estimate the tensor rank of the kernel mean embedding of the columns of X.
 
@@ -139,9 +143,18 @@ def estimate_rank(
         Neighbourhood size of the bandwidth rule.
     lo, hi : float
         Share of the variance the candidate ranks must cover.
+    kernel : {"auto", "exact", "low_rank"}
+        exact: the n x n Gram matrices (O(n^2) memory); low_rank: each ``K_A`` by pivoted
+        incomplete Cholesky (:func:`incomplete_cholesky`, residual trace <= tol * n) and the
+        singular values of V from the small factors (O(n r) memory); auto: exact up to
+        ``LOW_RANK_MIN_N`` samples.
+    tol : float
+        Tolerance of the low-rank mode.
     """
     X = np.asarray(X, dtype=np.float64)
     n, d = X.shape
+    if kernel == "low_rank" or (kernel == "auto" and n > LOW_RANK_MIN_N):
+        return _estimate_low_rank(X, n_neighbors, lo, hi, tol)
     import sklearn.neighbors  # noqa: F401  (loads the OpenMP runtime, so the limit below covers it)
     from threadpoolctl import threadpool_limits
 
@@ -173,3 +186,59 @@ def _split_ranks(grams, d, n, lo, hi):
         s, total = leading_singular_values(V, hi)
         ranks.append(ratio_rank(s, total, lo, hi))
     return ranks
+
+
+def incomplete_cholesky(X: np.ndarray, sig: np.ndarray, tol: float, max_rank: int | None = None) -> np.ndarray:
+    """Pivoted incomplete Cholesky ``K ~ G G'`` of the RBF kernel ``exp(-sum_j (x_j - y_j)^2 / (2 sig_j^2))``.
+
+    Greedy pivots (largest residual diagonal); stops when the residual's trace is at most
+    ``tol * n`` (the residual is PSD, so ``||K - GG'||_2 <= tol n`` while ``||K||_2 <= n``),
+    or at *max_rank* columns (default n). O(n r^2) time, n x r memory (Fine, Scheinberg 2001).
+    """
+    n = X.shape[0]
+    Z = X / sig
+    r_max = n if max_rank is None else min(n, max_rank)
+    G = np.zeros((n, min(r_max, 64)))
+    dg = np.ones(n)
+    k = 0
+    while k < r_max and dg.sum() > tol * n:
+        i = int(np.argmax(dg))
+        if k == G.shape[1]:
+            G = np.hstack([G, np.zeros((n, min(r_max, 2 * k) - k))])
+        col = np.exp(-0.5 * np.sum((Z - Z[i]) ** 2, axis=1))
+        g = (col - G[:, :k] @ G[i, :k]) / np.sqrt(dg[i])
+        G[:, k] = g
+        dg -= g * g
+        dg[i] = 0.0
+        np.maximum(dg, 0.0, out=dg)
+        k += 1
+    return G[:, :k]
+
+
+def _estimate_low_rank(X, n_neighbors, lo, hi, tol):
+    """:func:`estimate_rank` with ``K_A ~ G_A G_A'``: V ~ Q_A (R_A G_A'G_B R_B' / n) Q_B' (thin QRs)."""
+    import sklearn.neighbors  # noqa: F401
+    from scipy.linalg import qr, svdvals
+    from threadpoolctl import threadpool_limits
+
+    n, d = X.shape
+    with threadpool_limits(limits=1):
+        sig = neighbour_bandwidths(X, n_neighbors)
+        factors = {}
+
+        def factor(group):
+            if group not in factors:
+                G = incomplete_cholesky(X[:, list(group)], sig[list(group)], tol)
+                factors[group] = (G, qr(G, mode="economic")[1])
+            return factors[group]
+
+        ranks = []
+        for a, b in splits(d):
+            GA, RA = factor(a)
+            GB, RB = factor(b)
+            s = svdvals(RA @ (GA.T @ GB) @ RB.T / n)
+            ranks.append(ratio_rank(s, float(np.sum(s * s)), lo, hi))
+    counts = Counter(ranks)
+    top = max(counts.values())
+    rank = min(r for r, c in counts.items() if c == top)
+    return RankEstimate(rank, tuple(ranks), top / len(ranks), sig)

@@ -80,6 +80,19 @@ def test_kernel_rank_evaluator_reads_confounder():
     assert "confounder" in kr.reading(ds)
 
 
+def test_kernel_rank_needs_no_partition_and_says_not_identifiable_for_two_variables():
+    ds = registry.load_data("clic_sim", n_components=2, n_variables=2, n_per_component=60, seed=0)
+    kr = registry.create("kernel_rank")
+    ev = kr.evaluate(ds)
+    assert ev.metrics == pytest.approx(kr.evaluate(ds, Partition(np.zeros(ds.n_samples, int))).metrics,
+                                       nan_ok=True)
+    assert ev.metrics["identifiable"] == 0.0 and np.isnan(ev.metrics["confounder_confidence"])
+    assert ev.reading.startswith("not identifiable (d = 2)") and ev.reading == kr.reading(ds)
+    ev3 = kr.evaluate(registry.load_data("clic_sim", n_components=2, n_variables=3, n_per_component=60, seed=0))
+    assert ev3.metrics["identifiable"] == 1.0 and ev3.metrics["confounder_confidence"] in (0.0, 0.5, 1.0)
+    assert "not identifiable" not in ev3.reading
+
+
 def test_mmd_matching_is_zero_for_truth_and_permutation_invariant():
     X, z = product_mixture(3, 2, 40, 0)
     ds = Dataset(X)
@@ -123,3 +136,16 @@ def test_composition_pc_explains_dependence_by_clic_labels():
         frozenset(g.clusters[i] | g.clusters[j]) for i, j in (tuple(e) for e in g.undirected)}
     among_x = [e for e in edges if "Z" not in e]
     assert len(among_x) <= 1
+
+
+@pytest.mark.parametrize("rank, vote, conf", [(1, 1.0, 0.0), (2, 1.0, 1.0), (4, 1.0, 1.0), (5, 1.0, 0.0),
+                                              (3, 2 / 3, 0.5), (3, 0.5, 0.5)])
+def test_kernel_rank_calibrated_rule(monkeypatch, rank, vote, conf):
+    from plugins.clic import rank as rank_module
+
+    est = rank_module.RankEstimate(rank, (rank,) * 3, vote, np.ones(3))
+    monkeypatch.setattr(rank_module, "estimate_rank", lambda *a, **k: est)
+    X, _ = product_mixture(2, 3, 60, 0)  # all pairs dependent
+    ev = registry.create("kernel_rank").evaluate(Dataset(X))
+    assert ev.metrics["pairwise_dependent"] == 1.0 and ev.metrics["confounder_confidence"] == conf
+    assert ("direct causal links are the likely explanation" in ev.reading) == (rank == 1)

@@ -116,3 +116,39 @@ def test_search_options_reject_unknown_values():
     for name, bad in (("init", "spectral"), ("moves", "all"), ("stop", "never")):
         with pytest.raises(ConfigError, match=name):
             registry.create("clic", **{name: bad})
+
+
+def test_low_rank_kernel_mode_matches_exact_on_small_data():
+    from scipy.linalg import svdvals
+
+    from plugins.clic.rank import estimate_rank, incomplete_cholesky, neighbour_bandwidths
+
+    for m, seed in ((2, 0), (3, 1)):
+        X = product_mixture(m, 3, 80, seed)[0]
+        exact, low = estimate_rank(X, kernel="exact"), estimate_rank(X, kernel="low_rank")
+        assert low.split_ranks == exact.split_ranks and low.rank == exact.rank
+    sig = neighbour_bandwidths(X)
+    n = len(X)
+    K = [np.exp(-0.5 * ((X[:, j][:, None] - X[:, j][None, :]) / sig[j]) ** 2) for j in range(3)]
+    KA, KB = K[0], K[1] * K[2]
+    GA, GB = incomplete_cholesky(X[:, :1], sig[:1], 1e-7), incomplete_cholesky(X[:, 1:], sig[1:], 1e-7)
+    for Kx, G in ((KA, GA), (KB, GB)):
+        assert G.shape[1] < n and np.trace(Kx - G @ G.T) <= 1e-7 * n + 1e-9  # the stated tolerance
+        assert np.linalg.eigvalsh(Kx - G @ G.T).min() >= -1e-8  # the residual is PSD
+    s, s_low = svdvals(KA @ KB / n), svdvals(GA @ (GA.T @ GB) @ GB.T / n)
+    np.testing.assert_allclose(s_low[:20], s[:20], rtol=0, atol=2e-7 * n)  # Weyl: ||V - V~|| <= 2 tol n
+
+
+def test_kernel_rank_switches_to_low_rank_above_the_size(monkeypatch):
+    from plugins.clic import rank
+
+    calls = []
+    real = rank._estimate_low_rank
+    monkeypatch.setattr(rank, "_estimate_low_rank", lambda *a: calls.append(len(a[0])) or real(*a))
+    monkeypatch.setattr(rank, "LOW_RANK_MIN_N", 150)
+    small, big = product_mixture(2, 3, 70, 0)[0], product_mixture(2, 3, 80, 0)[0]  # 140 and 160 samples
+    assert rank.estimate_rank(small).rank == rank.estimate_rank(small, kernel="exact").rank
+    assert calls == []
+    assert rank.estimate_rank(big).rank == 2 and calls == [160]
+    ev = registry.create("kernel_rank", kernel="low_rank").evaluate(Dataset(small))
+    assert ev.value == 2 and calls == [160, 140]
