@@ -97,6 +97,7 @@ class CauseFS(Partitioner):
     """
 
     name = "cause_fs"
+    scale_invariant = "global"
     Params = CauseFSParams
     paper = PAPER
     axis = "variables"
@@ -154,6 +155,7 @@ class LaplacianScore(Partitioner):
     """
 
     name = "laplacian_score"
+    scale_invariant = "global"
     Params = LaplacianScoreParams
     paper = "He, Cai, Niyogi, NIPS 2005"
     axis = "variables"
@@ -193,6 +195,7 @@ class AllFeatures(Partitioner):
     """
 
     name = "all_features"
+    scale_invariant = "column"
     Params = AllFeaturesParams
     paper = PAPER
     axis = "variables"

@@ -10,6 +10,7 @@ from pydantic import Field
 
 from framework import Dataset, Evaluation, Evaluator, Params, Partition
 from framework.errors import DataValidationError
+from framework.memory import MemoryEstimate, budget_bytes
 
 PAPER = "Sgouritsa, Janzing, Peters, Schoelkopf, UAI 2013"
 
@@ -44,6 +45,7 @@ class KernelRank(Evaluator):
     """
 
     name = "kernel_rank"
+    scale_invariant = "global"
     Params = KernelRankParams
     paper = PAPER
     accepts = ("partition", "graph")
@@ -65,6 +67,13 @@ class KernelRank(Evaluator):
                 f"got {data.n_variables}."
             )
         data.check(self.name, min_samples=max(12, self.params.n_neighbors + 2))
+
+    def memory_estimate(self, data: Dataset) -> MemoryEstimate:
+        """About 64 n^2 bytes (dense n x n Gram matrices; measured at n = 1000 and 2000)."""
+        n = data.n_samples
+        n_max = int((0.5 * (budget_bytes() or 64.0 * n * n) / 64.0) ** 0.5)
+        return MemoryEstimate(64.0 * n * n, "about 64 n^2 bytes",
+                              f"subsample the data (e.g. n <= {n_max:,} fits half the budget)")
 
     def _metrics(self, data: Dataset) -> dict[str, float]:
         from .hsic import hsic_test
@@ -149,6 +158,7 @@ class MMDMatching(Evaluator):
     """
 
     name = "mmd_matching"
+    scale_invariant = "global"
     Params = MMDMatchingParams
     paper = PAPER
     needs_truth = True
