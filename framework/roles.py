@@ -20,9 +20,9 @@ from .data import Dataset, as_dataset
 from .errors import ConfigError, DataValidationError
 from .graph import CausalGraph
 from .memory import MemoryEstimate, check_budget
-from .scaling import ScaleInvariance, rescale_for
 from .params import Params, validate_params
 from .partition import Partition
+from .scaling import ScaleInvariance, rescale_for
 
 __all__ = [
     "Plugin", "Partitioner", "Scorer", "Searcher", "Evaluator", "DataSource",

@@ -7,8 +7,7 @@ import pytest
 
 from framework import Dataset, Partition, registry
 from framework.errors import DataValidationError, MemoryBudgetError
-from framework.memory import budget_bytes, check_budget, format_bytes, parse_size
-from framework.memory import MemoryEstimate
+from framework.memory import MemoryEstimate, budget_bytes, check_budget, format_bytes, parse_size
 
 
 def test_standardized_survives_the_largest_floats():
