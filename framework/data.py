@@ -26,7 +26,12 @@ def _readonly(a: np.ndarray) -> np.ndarray:
 
 
 def _infer_discrete(X: np.ndarray) -> tuple[bool, ...]:
-    return tuple(bool(np.all(X[:, j] == np.round(X[:, j]))) for j in range(X.shape[1]))
+    """Integer-valued columns are discrete; beyond 2**53 every float is an integer, so such
+    magnitudes are continuous."""
+    return tuple(
+        bool(np.all(X[:, j] == np.round(X[:, j])) and np.max(np.abs(X[:, j])) < 2.0**53)
+        for j in range(X.shape[1])
+    )
 
 
 class Dataset:
@@ -312,6 +317,12 @@ class Dataset:
         idx = [c if isinstance(c, int | np.integer) else self.index(c) for c in columns]
         if not idx:
             raise DataValidationError("Dataset.select: select at least one variable.")
+        out = [i for i in idx if not -self.n_variables <= i < self.n_variables]
+        if out:
+            raise DataValidationError(
+                f"Dataset.select: column index {out[0]} is out of range; the data has "
+                f"{self.n_variables} variables (0..{self.n_variables - 1})."
+            )
         return self._replace(
             X=self.X[:, idx],
             names=[self.names[i] for i in idx],
@@ -321,6 +332,18 @@ class Dataset:
     def take(self, rows: Any) -> Dataset:
         """A new Dataset with only the given rows (indices or boolean mask)."""
         rows = np.asarray(rows)
+        if rows.dtype == bool:
+            if rows.shape != (self.n_samples,):
+                raise DataValidationError(
+                    f"Dataset.take: a boolean mask needs {self.n_samples} entries, got shape {rows.shape}."
+                )
+        elif rows.size and (not np.issubdtype(rows.dtype, np.integer)
+                            or rows.max() >= self.n_samples or rows.min() < -self.n_samples):
+            raise DataValidationError(
+                f"Dataset.take: rows must be integer indices in 0..{self.n_samples - 1} or a boolean mask."
+            )
+        if rows.size == 0 or (rows.dtype == bool and not rows.any()):
+            raise DataValidationError("Dataset.take: select at least one row.")
         return self._replace(
             X=self.X[rows], target=None if self.target is None else self.target[rows], truth={}
         )
@@ -376,11 +399,16 @@ class Dataset:
         return new
 
     def standardized(self) -> Dataset:
-        """Columns z-scored (population std; a constant column is only centred)."""
-        mu = self.X.mean(axis=0)
-        sd = self.X.std(axis=0)
+        """Columns z-scored (population std; a constant column is only centred).
+
+        Each column is first multiplied by a power of two (exact) so that magnitudes up
+        to the largest float neither overflow nor underflow."""
+        mag = np.max(np.abs(self.X), axis=0)
+        X = np.ldexp(self.X, np.where(mag > 0, -np.frexp(mag)[1], 0))
+        mu = X.mean(axis=0)
+        sd = X.std(axis=0)
         sd[sd == 0] = 1.0
-        return self._replace(X=(self.X - mu) / sd, discrete=[False] * self.n_variables)
+        return self._replace(X=(X - mu) / sd, discrete=[False] * self.n_variables)
 
 
 def _rebuild(X, names, target, discrete, truth, name):

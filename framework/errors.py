@@ -42,3 +42,7 @@ class DataValidationError(MacrocauseError, ValueError):
 
 class PipelineError(MacrocauseError, ValueError):
     """A pipeline or grid specification is invalid."""
+
+
+class MemoryBudgetError(MacrocauseError, MemoryError):
+    """A method would need more memory than the budget allows (see :mod:`framework.memory`)."""

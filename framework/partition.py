@@ -65,11 +65,21 @@ class Partition:
             )
         if lab.size and not np.issubdtype(lab.dtype, np.integer):
             if lab.dtype.kind == "f" and np.all(np.isfinite(lab)) and np.all(lab == np.round(lab)):
+                if np.max(np.abs(lab)) >= 2.0**53:
+                    raise DataValidationError(
+                        f"Partition: labels must be integers below 2**53 when given as floats, got "
+                        f"{float(np.max(np.abs(lab))):.3g}; relabel them 0..k-1 (-1 = noise)."
+                    )
                 lab = lab.astype(np.int64)
             else:
                 raise DataValidationError(
                     f"Partition: labels must be integers (-1 = noise), got dtype {lab.dtype}."
                 )
+        if lab.size and lab.dtype.kind == "u" and lab.max() > np.iinfo(np.int64).max:
+            raise DataValidationError(
+                f"Partition: label {int(lab.max())} does not fit a signed 64-bit integer; "
+                "relabel them 0..k-1 (-1 = noise)."
+            )
         lab = np.array(lab, dtype=np.int64, copy=True)
         if lab.size and lab.min() < -1:
             raise DataValidationError(

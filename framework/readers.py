@@ -35,6 +35,11 @@ def as_matrix(X: Any) -> np.ndarray:
             f"Expected a 2-D array (n_samples x n_variables), got {arr.ndim} dimensions "
             f"(shape {arr.shape}) instead."
         )
+    if arr.dtype.kind in "mM":
+        raise DataValidationError(
+            f"Dataset(X): dates and durations ({arr.dtype}) are not numeric data; convert them "
+            "explicitly first (e.g. days since a reference date)."
+        )
     if arr.dtype == bool:
         arr = arr.astype(np.float64)
     if not (np.issubdtype(arr.dtype, np.number)):

@@ -20,8 +20,10 @@ import numpy as np
 from .data import Dataset, as_dataset
 from .errors import ConfigError, DataValidationError
 from .graph import CausalGraph
+from .memory import MemoryEstimate, check_budget
 from .params import Params, validate_params
 from .partition import Partition
+from .scaling import ScaleInvariance, rescale_for
 
 __all__ = [
     "Plugin", "Partitioner", "Scorer", "DecomposableScorer", "Searcher", "Evaluator", "DataSource",
@@ -115,6 +117,7 @@ class Plugin(ABC):
     role: ClassVar[Role]
     Params: ClassVar[type[Params]] = Params
     paper: ClassVar[str | None] = None
+    scale_invariant: ClassVar[ScaleInvariance] = None
 
     def __init__(self, **params: Any) -> None:
         self.params = validate_params(type(self).Params, self.name, params)
@@ -161,9 +164,22 @@ class Plugin(ABC):
         return None
 
     def _check_data(self, data: Any) -> Dataset:
-        ds = as_dataset(data, self.name)
+        ds = rescale_for(as_dataset(data, self.name), self.name, self.scale_invariance())
         self.check_data(ds)
+        check_budget(self.name, self.memory_estimate(ds))
         return ds
+
+    def scale_invariance(self) -> ScaleInvariance:
+        """Whether the result is unchanged when all columns (``"global"``) or each column
+        (``"column"``) is multiplied by a constant; data of extreme magnitude are then
+        rescaled exactly (:mod:`framework.scaling`), else refused. Defaults to
+        :attr:`scale_invariant`; override when it depends on the parameters."""
+        return self.scale_invariant
+
+    def memory_estimate(self, data: Dataset) -> MemoryEstimate | None:
+        """Peak-memory estimate on *data* for methods whose memory grows faster than n
+        (override); None (the default) means linear, never refused."""
+        return None
 
     def check_data(self, data: Dataset) -> None:
         """Raise DataValidationError if *data* is unfit; override to add requirements."""

@@ -62,12 +62,17 @@ class HDBSCAN(Partitioner):
     """
 
     name = "hdbscan"
+    scale_invariant = "global"
     axis = "samples"
     Params = HDBSCANParams
     paper = "Campello, Moulavi, Sander, PAKDD 2013"
 
     def check_data(self, data: Dataset) -> None:
         data.check(self.name, min_samples=self.params.min_cluster_size)
+
+    def scale_invariance(self):
+        """Invariant to one common scale unless ``cluster_selection_epsilon`` (a distance) is set."""
+        return "global" if self.params.cluster_selection_epsilon == 0 else None
 
     def _partition(self, data: Dataset) -> Partition:
         from sklearn.cluster import HDBSCAN as SkHDBSCAN
@@ -102,6 +107,7 @@ class KMeans(Partitioner):
     """
 
     name = "kmeans"
+    scale_invariant = "global"
     axis = "samples"
     Params = KMeansParams
     paper = "Lloyd 1982; Arthur & Vassilvitskii, SODA 2007"
@@ -147,6 +153,7 @@ class GaussianMixtureEM(Partitioner):
     """
 
     name = "gmm_em"
+    scale_invariant = "global"
     axis = "samples"
     Params = GaussianMixtureParams
     paper = "Dempster, Laird, Rubin, JRSS-B 1977"

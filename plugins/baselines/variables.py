@@ -77,6 +77,7 @@ class CorrelationClusters(Partitioner):
     """
 
     name = "correlation_clusters"
+    scale_invariant = "column"
     axis = "variables"
     Params = CorrelationClustersParams
     paper = "Chavent et al., J. Stat. Softw. 2012 (clustering of variables)"

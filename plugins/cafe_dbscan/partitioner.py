@@ -84,6 +84,7 @@ class CafeDBSCAN(Partitioner):
     """
 
     name = "cafe_dbscan"
+    scale_invariant = "global"
     axis = "samples"
     needs_target = True
     Params = CafeDBSCANParams
@@ -91,6 +92,10 @@ class CafeDBSCAN(Partitioner):
 
     def check_data(self, data: Dataset) -> None:
         data.check(self.name, need_target=True, min_states=2)
+
+    def scale_invariance(self):
+        """Invariant to one common scale when ``eps`` (a distance) is chosen from the data."""
+        return "global" if self.params.eps is None else None
 
     @classmethod
     def example(cls) -> Example:

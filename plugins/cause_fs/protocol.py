@@ -62,6 +62,7 @@ class FSProtocol(Evaluator):
     """
 
     name = "fs_protocol"
+    scale_invariant = "global"
     Params = FSProtocolParams
     paper = "Shen, Huang, Ma, Li 2024 (CAUSE-FS), Sec. 6.1"
     accepts = ("partition",)

@@ -116,6 +116,7 @@ class CauseFS(Partitioner):
     """
 
     name = "cause_fs"
+    scale_invariant = "global"
     Params = CauseFSParams
     paper = PAPER
     axis = "variables"
@@ -175,6 +176,7 @@ class LaplacianScore(Partitioner):
     """
 
     name = "laplacian_score"
+    scale_invariant = "global"
     Params = LaplacianScoreParams
     paper = "He, Cai, Niyogi, NIPS 2005"
     axis = "variables"
@@ -214,6 +216,7 @@ class AllFeatures(Partitioner):
     """
 
     name = "all_features"
+    scale_invariant = "column"
     Params = AllFeaturesParams
     paper = PAPER
     axis = "variables"

@@ -58,6 +58,7 @@ class SOGFS(Partitioner):
     """
 
     name = "sogfs"
+    scale_invariant = "global"
     Params = SOGFSParams
     paper = "Nie, Zhu, Li. Unsupervised Feature Selection with Structured Graph Optimization, AAAI 2016"
     axis = "variables"

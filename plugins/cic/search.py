@@ -104,6 +104,7 @@ class CICGreedy(Searcher):
     """
 
     name = "cic_greedy"
+    scale_invariant = "global"
     Params = CICGreedyParams
     paper = PAPER
     uses_scorer = True
@@ -229,6 +230,7 @@ class GreedyDAG(Searcher):
     """
 
     name = "greedy_dag"
+    scale_invariant = "column"
     Params = GreedyDAGParams
     paper = "Heckerman, Geiger, Chickering, Machine Learning 1995"
     uses_scorer = True

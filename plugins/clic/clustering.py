@@ -94,6 +94,7 @@ class CLIC(Partitioner):
     """
 
     name = "clic"
+    scale_invariant = "global"
     axis = "samples"
     Params = CLICParams
     paper = PAPER

@@ -38,6 +38,7 @@ class NPEM(Partitioner):
     """
 
     name = "npem"
+    scale_invariant = "global"
     axis = "samples"
     Params = NPEMParams
     paper = "Levine, Hunter, Chauveau, Biometrika 2011"

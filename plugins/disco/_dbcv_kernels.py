@@ -46,7 +46,8 @@ def dbcv_matlab(X, codes, k, n_total):
                 if dd > 0.0:
                     s += dd ** (-d)
             s = s / (m - 1)
-            u = (1.0 / s) ** (1.0 / d)
+            # all neighbours at distance 0 (duplicates): dbcv.m's 1/0 = Inf, then core distance 0
+            u = np.inf if s == 0.0 else (1.0 / s) ** (1.0 / d)
             ucore[obj[a]] = 0.0 if u == np.inf else u
         # Prim from the first object, as MST_Edges.m (strict comparisons, first index wins)
         in_tree = np.zeros(m, np.bool_)

@@ -29,6 +29,7 @@ class DiscoAutoParams(Params):
 
 
 class DiscoAuto(Partitioner):
+
     """Runs a density partitioner over a small grid and keeps the labelling with the best DISCO.
 
     No ground truth is used. The automatic grid (``grid=None``) comes from the
@@ -53,6 +54,12 @@ class DiscoAuto(Partitioner):
     axis = "samples"
     Params = DiscoAutoParams
     paper = "Beer, Krieger, Weber, Ritzert, Assent, Plant 2025 (DISCO)"
+
+    def scale_invariance(self):
+        """Invariant to one common scale when the grid is built from the data and no fixed
+        parameter is a distance."""
+        distance = {"eps", "cluster_selection_epsilon"}
+        return "global" if self.params.grid is None and not distance & set(self.params.fixed) else None
 
     def check_data(self, data: Dataset) -> None:
         k = self.params.min_points

@@ -54,6 +54,7 @@ class Disco(Evaluator):
     """
 
     name = "disco"
+    scale_invariant = "global"
     Params = DiscoParams
     paper = "Beer, Krieger, Weber, Ritzert, Assent, Plant 2025 (DISCO)"
     accepts = ("partition",)
@@ -109,6 +110,7 @@ class DBCV(Evaluator):
     """
 
     name = "dbcv"
+    scale_invariant = "global"
     Params = DBCVParams
     paper = "Moulavi et al., SDM 2014"
     accepts = ("partition",)

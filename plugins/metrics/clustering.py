@@ -62,6 +62,7 @@ class NMI(_External):
     """
 
     name = "nmi"
+    scale_invariant = "column"
     paper = "Vinh, Epps, Bailey, JMLR 2010"
 
     def _evaluate(self, data: Dataset, result: Partition, truth) -> Evaluation:
@@ -84,6 +85,7 @@ class ARI(_External):
     """
 
     name = "ari"
+    scale_invariant = "column"
     paper = "Hubert & Arabie, J. Classification 1985"
 
     def _evaluate(self, data: Dataset, result: Partition, truth) -> Evaluation:
@@ -126,6 +128,7 @@ class ClusteringAccuracy(_External):
     """
 
     name = "clustering_accuracy"
+    scale_invariant = "column"
     paper = "Kuhn 1955 (Hungarian method)"
 
     def _evaluate(self, data: Dataset, result: Partition, truth) -> Evaluation:
@@ -157,6 +160,7 @@ class Silhouette(Evaluator):
     """
 
     name = "silhouette"
+    scale_invariant = "global"
     accepts = ("partition",)
     Params = SilhouetteParams
     paper = "Rousseeuw, J. Comput. Appl. Math. 1987"

@@ -93,6 +93,7 @@ class SHD(_GraphMetric):
     """
 
     name = "shd"
+    scale_invariant = "column"
     Params = GraphMetricParams
     higher_is_better = False
     paper = "Tsamardinos, Brown, Aliferis, Machine Learning 2006"
@@ -150,6 +151,7 @@ class EdgeF1(_GraphMetric):
     """
 
     name = "edge_f1"
+    scale_invariant = "column"
     Params = EdgeF1Params
     paper = None
 
