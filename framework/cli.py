@@ -164,7 +164,7 @@ def run(pipeline: Path, data: str | None, store_path: str, no_store: bool, seed:
         raise MacrocauseError("This pipeline has a 'sweep': run it with `macrocause compare` on a grid.")
     if pipe.data is None:
         raise MacrocauseError(f"{pipeline}: {NO_DATA}.")
-    task = Task(pipe.to_dict(), str(pipe.base) if pipe.base else None)
+    task = Task(pipe)
     click.echo(f"Running {pipe.name} on {pipe.data.label()} (seed {pipe.seed}) ...", err=True)
     outcome = run_task(task)
     _print_outcome(outcome)

@@ -34,9 +34,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from .errors import PipelineError
 from .execution import Executor, iter_unordered, progress_bar
 from .pipeline import DataSpec, Pipeline, StepRecord
-from .pipeline.yaml_io import format_validation_error as _fmt_validation
-from .pipeline.yaml_io import load_yaml as _yaml_load
-from .pipeline.yaml_io import read_yaml_source as _read_yaml_source
+from .pipeline.yaml_io import format_validation_error, load_yaml, read_yaml_source
 from .store import ResultStore, provenance, run_key
 
 __all__ = ["Grid", "Task", "run_task", "compare", "atomic_folder"]
@@ -92,14 +90,14 @@ class Grid(BaseModel):
 
     @classmethod
     def from_yaml(cls, source: str | Path) -> tuple[Grid, Path | None]:
-        text, base, name = _read_yaml_source(source)
-        raw = _yaml_load(text, name)
+        text, base, name = read_yaml_source(source)
+        raw = load_yaml(text, name)
         if not isinstance(raw, dict):
             raise PipelineError(f"{name}: a grid must be a mapping with 'data', 'pipelines' and 'seeds'.")
         try:
             return cls.model_validate(raw), base
         except ValidationError as exc:
-            raise PipelineError(_fmt_validation(exc, "grid")) from None
+            raise PipelineError(format_validation_error(exc, "grid", Grid)) from None
 
     def tasks(self, base: Path | None = None) -> list[Task]:
         """Every run of the grid, validated before anything is computed; each run once."""
@@ -120,7 +118,7 @@ class Grid(BaseModel):
                 p = pipe.with_data(spec)
                 for seed in self.seeds:
                     q = p.with_seed(seed)
-                    task = Task(q.to_dict(), str(q.base) if q.base else None, self.name, self.timeout)
+                    task = Task(q, self.name, self.timeout)
                     if task.key in origin:
                         i0, j0 = origin[task.key]
                         raise PipelineError(
@@ -135,17 +133,16 @@ class Grid(BaseModel):
 
 @dataclass(frozen=True)
 class Task:
-    """One run: a pipeline (with its data and seed) as a plain dict, picklable anywhere."""
+    """One run: a parsed, validated pipeline (with its data and seed), picklable anywhere."""
 
-    pipeline: dict[str, Any]
-    base: str | None = None
+    pipeline: Pipeline
     grid: str | None = None
     timeout: float | None = None
 
     @property
     def key(self) -> str:
         """The run's store key: the pipeline's hash, scoped by the grid (none for a single run)."""
-        text = json.dumps(self.pipeline, sort_keys=True, default=str)
+        text = json.dumps(self.pipeline.to_dict(), sort_keys=True, default=str)
         return run_key(hashlib.sha256(text.encode()).hexdigest()[:24], self.grid)
 
 
@@ -170,7 +167,7 @@ class Outcome:
 
 
 def _outcome(task: Task) -> tuple[Pipeline, Outcome]:
-    pipe = Pipeline.from_dict(task.pipeline, base=Path(task.base) if task.base else None)
+    pipe = task.pipeline
     spec = pipe.data
     return pipe, Outcome(task.key, pipe.name, pipe.seed, spec.label() if spec else "data",
                          spec.source if spec else None, dict(spec.params) if spec else {})

@@ -25,14 +25,6 @@ def _readonly(a: np.ndarray) -> np.ndarray:
     return a
 
 
-def _infer_discrete(X: np.ndarray) -> tuple[bool, ...]:
-    """Integer-valued columns are discrete; beyond 2**53 every float is an integer, so such
-    magnitudes are continuous."""
-    return tuple(
-        bool(np.all(X[:, j] == np.round(X[:, j])) and np.max(np.abs(X[:, j])) < 2.0**53)
-        for j in range(X.shape[1])
-    )
-
 
 class Dataset:
     """A validated data matrix: n samples x d variables.
@@ -93,40 +85,8 @@ class Dataset:
         if len(set(names)) != d:
             dup = sorted({s for s in names if names.count(s) > 1})
             raise DataValidationError(f"Dataset: variable names must be unique; repeated: {dup}.")
-        if discrete is None:
-            disc = _infer_discrete(arr)
-        elif isinstance(discrete, bool | np.bool_):
-            disc = (bool(discrete),) * d
-        else:
-            disc = tuple(bool(b) for b in discrete)
-            if len(disc) != d:
-                raise DataValidationError(
-                    f"Dataset: 'discrete' has {len(disc)} entries for {d} variables; "
-                    "give None, one bool, or one bool per column."
-                )
-        tgt = None
-        states: tuple = ()
-        codes = None
-        if target is not None:
-            tgt = np.asarray(target)
-            if tgt.ndim != 1:
-                tgt = tgt.reshape(-1) if tgt.ndim == 2 and 1 in tgt.shape else tgt
-            if tgt.ndim != 1 or tgt.shape[0] != n:
-                raise DataValidationError(
-                    f"Dataset: target must be 1-D with one effect state per sample (length {n}), "
-                    f"got shape {np.shape(target)}."
-                )
-            if tgt.dtype.kind == "f" and not np.all(np.isfinite(tgt)):
-                raise DataValidationError("Dataset: target contains NaN or inf; effect states must be labels.")
-            try:
-                states_arr, codes = np.unique(tgt, return_inverse=True)
-            except TypeError:
-                raise DataValidationError(
-                    "Dataset: target labels must be mutually comparable (all numbers or all strings)."
-                ) from None
-            states = tuple(s.item() if hasattr(s, "item") else s for s in states_arr)
-            tgt = _readonly(tgt)
-            codes = _readonly(codes.astype(np.int64))
+        disc = readers.as_discrete(discrete, arr)
+        tgt, states, codes = readers.as_target(target, n)
         self.X = _readonly(arr)
         self.names = names
         self.target = tgt

@@ -87,13 +87,19 @@ def budget_bytes() -> float | None:
     return None if avail is None else DEFAULT_FRACTION * avail
 
 
-def check_budget(name: str, estimate: MemoryEstimate | None) -> None:
-    """Raise :class:`MemoryBudgetError` if *estimate* exceeds the budget."""
+def check_budget(name: str, estimate: MemoryEstimate | None, limit: float | None = None) -> None:
+    """Raise :class:`MemoryBudgetError` if *estimate* exceeds the budget (or *limit* bytes,
+    a plugin's own parameter, when given)."""
     if estimate is None:
         return
-    budget = budget_bytes()
+    budget = limit if limit is not None else budget_bytes()
     if budget is not None and estimate.bytes > budget:
-        source = "MACROCAUSE_MEMORY_LIMIT" if os.environ.get("MACROCAUSE_MEMORY_LIMIT") else "half the available memory"
+        if limit is not None:
+            source = "the plugin's memory_gb"
+        elif os.environ.get("MACROCAUSE_MEMORY_LIMIT"):
+            source = "MACROCAUSE_MEMORY_LIMIT"
+        else:
+            source = "half the available memory"
         raise MemoryBudgetError(
             f"{name} would need about {format_bytes(estimate.bytes)} ({estimate.growth}), over the budget of "
             f"{format_bytes(budget)} ({source}): {estimate.advice}, or raise MACROCAUSE_MEMORY_LIMIT."

@@ -171,3 +171,56 @@ def to_pandas(ds: Any, categorical: bool = True):
         else:
             data[name] = col
     return pd.DataFrame(data)
+
+
+def _infer_discrete(X: np.ndarray) -> tuple[bool, ...]:
+    """Integer-valued columns are discrete; beyond 2**53 every float is an integer, so such
+    magnitudes are continuous."""
+    return tuple(
+        bool(np.all(X[:, j] == np.round(X[:, j])) and np.max(np.abs(X[:, j])) < 2.0**53)
+        for j in range(X.shape[1])
+    )
+
+
+def as_discrete(discrete: Any, arr: np.ndarray) -> tuple[bool, ...]:
+    """The column kinds of :class:`~framework.data.Dataset`: inferred (None), one bool, or one per column."""
+    d = arr.shape[1]
+    if discrete is None:
+        return _infer_discrete(arr)
+    if isinstance(discrete, bool | np.bool_):
+        return (bool(discrete),) * d
+    disc = tuple(bool(b) for b in discrete)
+    if len(disc) != d:
+        raise DataValidationError(
+            f"Dataset: 'discrete' has {len(disc)} entries for {d} variables; "
+            "give None, one bool, or one bool per column."
+        )
+    return disc
+
+
+def as_target(target: Any, n: int) -> tuple[np.ndarray | None, tuple, np.ndarray | None]:
+    """A validated target of effect states: (read-only labels, sorted states, read-only codes)."""
+    if target is None:
+        return None, (), None
+    tgt = np.asarray(target)
+    if tgt.ndim != 1:
+        tgt = tgt.reshape(-1) if tgt.ndim == 2 and 1 in tgt.shape else tgt
+    if tgt.ndim != 1 or tgt.shape[0] != n:
+        raise DataValidationError(
+            f"Dataset: target must be 1-D with one effect state per sample (length {n}), "
+            f"got shape {np.shape(target)}."
+        )
+    if tgt.dtype.kind == "f" and not np.all(np.isfinite(tgt)):
+        raise DataValidationError("Dataset: target contains NaN or inf; effect states must be labels.")
+    try:
+        states_arr, codes = np.unique(tgt, return_inverse=True)
+    except TypeError:
+        raise DataValidationError(
+            "Dataset: target labels must be mutually comparable (all numbers or all strings)."
+        ) from None
+    states = tuple(s.item() if hasattr(s, "item") else s for s in states_arr)
+    tgt = np.array(tgt, copy=True)
+    tgt.setflags(write=False)
+    codes = codes.astype(np.int64)
+    codes.setflags(write=False)
+    return tgt, states, codes

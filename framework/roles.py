@@ -11,7 +11,7 @@ from __future__ import annotations
 import inspect
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, ClassVar, Literal
 
@@ -19,6 +19,7 @@ import numpy as np
 
 from .data import Dataset, as_dataset
 from .errors import ConfigError, DataValidationError
+from .evaluation import Evaluation
 from .graph import CausalGraph
 from .memory import MemoryEstimate, check_budget
 from .params import Params, validate_params
@@ -57,33 +58,6 @@ def _by_name(name: str, who: str) -> Plugin:
     if _resolve is None:
         raise ConfigError(f"{who}: cannot resolve the plugin name {name!r}: import framework.registry first.")
     return _resolve(name)
-
-
-@dataclass(frozen=True)
-class Evaluation:
-    """The result of an :class:`Evaluator`.
-
-    Attributes
-    ----------
-    value : float
-        The headline number.
-    metrics : dict of str to float
-        All numbers, including the headline under the evaluator's name.
-    pointwise : ndarray or None
-        Per-sample values where the method has them (e.g. DISCO), else None.
-    """
-
-    value: float
-    metrics: dict[str, float] = field(default_factory=dict)
-    pointwise: np.ndarray | None = None
-
-    def __repr__(self) -> str:
-        return f"Evaluation(value={self.value:.6g}, metrics={self.metrics})"
-
-    def _repr_html_(self) -> str:
-        from .display import evaluation_html
-
-        return evaluation_html(self)
 
 
 @dataclass(frozen=True)
@@ -405,16 +379,3 @@ class DataSource(Plugin):
     @abstractmethod
     def _load(self) -> Dataset:
         """Build the dataset."""
-
-
-def truth_of(data: Dataset, key: str | None, want: type) -> Any:
-    """Pick a ground-truth entry of *data*: by *key*, or the only one of type *want*."""
-    if key is not None:
-        if key not in data.truth:
-            raise DataValidationError(
-                f"The data has no ground truth {key!r}; it has {sorted(data.truth) or 'none'}."
-            )
-        return data.truth[key]
-    found = [v for v in data.truth.values() if isinstance(v, want)]
-    return found[0] if len(found) == 1 else None
-

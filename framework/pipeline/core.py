@@ -142,6 +142,10 @@ class Pipeline:
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError(f"a Pipeline is immutable; use with_data/with_seed/with_overrides, not .{name} =")
 
+    def __reduce__(self):
+        # validated once: a pipeline sent to a worker is rebuilt without checking it again
+        return (_rebuild, (self.steps, self.data, self.seed, self.name, self.sweep, self.base))
+
     def _check_steps(self) -> None:
         """Everything that can be checked without data: plugins exist and have the step's role,
         parameters validate, ids are unique, inputs name earlier steps of the right kind and axis."""
@@ -270,3 +274,7 @@ class Pipeline:
             origin = spec.source or Path(str(spec.csv)).name
         ctx = run_steps(list(self.steps), RunContext(ds, seed, origin), stop_on_error)
         return PipelineResult(self.name, label, seed, ctx.outputs, ctx.records, ctx.data)
+
+
+def _rebuild(steps, data, seed, name, sweep, base) -> Pipeline:
+    return Pipeline(steps, data, seed, name, sweep, base, _checked=(True, True))

@@ -12,10 +12,11 @@ from typing import Any, Literal
 
 from ..data import Dataset
 from ..errors import MacrocauseError, PipelineError
+from ..evaluation import truth_of
 from ..graph import CausalGraph
 from ..measure import measure
 from ..partition import Partition
-from ..roles import Evaluation, Evaluator, Plugin, Role, truth_of
+from ..roles import Evaluation, Evaluator, Plugin, Role
 from .spec import Step, create_plugin
 from .startup import startup_clock
 from .summary import describe_output, output_metrics

@@ -11,15 +11,14 @@ import scipy.sparse as sp
 EPS_L21 = 1e-10  # the epsilon of D_ii = 1 / (2 sqrt(||W_i||^2 + eps)); also in the objective
 
 
-def check_memory(name: str, need: float, memory_gb: float, what: str) -> None:
+def check_memory(name: str, need: float, memory_gb: float | None, what: str) -> None:
     """Refuse, before allocating, when the estimated peak *need* (bytes) of the parts that grow
-    faster than linearly (named by *what*) exceeds *memory_gb*."""
-    from framework.errors import DataValidationError
+    faster than linearly (named by *what*) exceeds *memory_gb* (None: the framework's budget,
+    :mod:`framework.memory`)."""
+    from framework.memory import MemoryEstimate, check_budget
 
-    if need > memory_gb * 2**30:
-        raise DataValidationError(
-            f"{name}: about {need / 2**30:.1f} GB needed ({what}), above memory_gb={memory_gb:g}; raise "
-            f"memory_gb if the machine has it, or pre-select fewer features (e.g. the most variable).")
+    check_budget(name, MemoryEstimate(need, what, "pre-select fewer features (e.g. the most variable) "
+                                      "or raise memory_gb"), None if memory_gb is None else memory_gb * 2**30)
 
 
 # -- simplex ------------------------------------------------------------------------------

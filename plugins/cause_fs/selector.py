@@ -53,7 +53,7 @@ class CauseFSParams(Params):
         "rank", description="rank: the n_select largest ||W_i||^2 (the paper); greedy (ours): forward selection "
         "of n_select features that best fit the learned F, weighted by mu (an l2,0 reading of the regression term).")
     seed: int = Field(0, description="Seed of the spectral initialisation.")
-    memory_gb: float = Field(4.0, gt=0, description="Refuse before allocating when the estimated peak of the "
+    memory_gb: float | None = Field(None, gt=0, description="None = the framework's memory budget (half the available memory, or MACROCAUSE_MEMORY_LIMIT). Refuse before allocating when the estimated peak of the "
                              "parts growing faster than linearly (d x d or n x n) exceeds this many GB.")
 
 

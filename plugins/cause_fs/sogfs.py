@@ -21,7 +21,7 @@ class SOGFSParams(Params):
     max_iter: int = Field(20, ge=1, description="Alternating iterations.")
     scale: Literal["standard", "minmax", "none"] = Field(
         "standard", description="Per-feature scaling first: zero mean and unit variance, [0, 1], or none.")
-    memory_gb: float = Field(4.0, gt=0, description="Refuse before allocating when the estimated peak of the "
+    memory_gb: float | None = Field(None, gt=0, description="None = the framework's memory budget (half the available memory, or MACROCAUSE_MEMORY_LIMIT). Refuse before allocating when the estimated peak of the "
                              "d x d (d <= n) or dense n x n parts exceeds this many GB.")
 
 

@@ -181,6 +181,7 @@ class ClusterARI(Evaluator):
     """
 
     name = "cluster_ari"
+    scale_invariant = "column"
     paper = "Hubert & Arabie, J. Classification 1985"
     accepts = ("graph",)
     needs_truth = True

@@ -101,7 +101,7 @@ def test_grid_filter_keeps_only_that_grids_runs(toys, tmp_path):
     grid, base = _toy_grid(tmp_path, seeds=1)
     with ResultStore(tmp_path / "r.db") as store:
         compare(grid, store, base=base, progress=False)
-        o = run_task(Task({**grid.tasks(base)[0].pipeline, "seed": 7}))  # a single `run`
+        o = run_task(Task(grid.tasks(base)[0].pipeline.with_seed(7)))  # a single `run`
         store.write_run(o.key, o.records, pipeline=o.pipeline, seed=o.seed, data_label=o.data_label)
         assert {r.seed for r in collect(store.rows()).results} == {0, 7}
         assert {r.seed for r in collect(store.rows(), grid="g").results} == {0}
@@ -246,9 +246,9 @@ def test_the_baseline_grids_validate():
     sachs, base = Grid.from_yaml(here / "sachs.yaml")
     (task,) = sachs.tasks(base)
     # one grid and one pipeline name: both land in one report, with the same method names
-    assert sim.name == sachs.name == "baselines" == task.pipeline["name"] == tasks[0].pipeline["name"]
+    assert sim.name == sachs.name == "baselines" == task.pipeline.name == tasks[0].pipeline.name
     for t in (task, tasks[0]):
-        assert [s.get("id") for s in t.pipeline["steps"][:3]] == ["pc", "hill_climb", "greedy_dag"]
+        assert [s.key for s in t.pipeline.steps[:3]] == ["pc", "hill_climb", "greedy_dag"]
 
 
 def test_a_failed_rerun_replaces_the_earlier_success(plugin_registry, tmp_path):

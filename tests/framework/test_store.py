@@ -75,7 +75,7 @@ def test_old_schema_store_opens_deduplicated_and_resumes(toys, tmp_path):  # noq
     for i, t in enumerate(tasks):  # what the old compare stored: keys without the grid
         old_key = Task(t.pipeline).key
         label = "toy_source[n=20,sleep=0.0]" if i < 2 else "toy_source[n=40]"
-        rows += _old_rows(old_key, "g", label, t.pipeline["seed"], 0.5, 100.0 + i)
+        rows += _old_rows(old_key, "g", label, t.pipeline.seed, 0.5, 100.0 + i)
     # the first run stored three times (three concurrent processes), the last write has 1.0
     first = Task(tasks[0].pipeline).key
     rows += _old_rows(first, "g", "toy_source[n=20,sleep=0.0]", 0, 0.25, 200.0)

@@ -7,7 +7,7 @@ from scipy.spatial.distance import pdist
 from sklearn.metrics import calinski_harabasz_score
 
 from framework import Dataset
-from framework.errors import DataValidationError
+from framework.errors import MemoryBudgetError
 from plugins.cause_fs import _core, _solvers, sogfs
 from plugins.cause_fs._kernels import ward_1d, ward_condensed
 from plugins.cause_fs.selector import CauseFS, cause_fs_memory, minmax
@@ -125,9 +125,9 @@ def test_sogfs_lanczos_path_selects_as_dense(monkeypatch):
 
 def test_memory_budget_refuses_before_allocating():
     X = _data(20, 60)
-    with pytest.raises(DataValidationError, match=r"cause_fs: about .* GB needed \(Ward clustering of 60 features"):
+    with pytest.raises(MemoryBudgetError, match=r"cause_fs would need about .* \(Ward clustering of 60 features"):
         CauseFS(n_clusters=2, memory_gb=1e-6).partition(Dataset(X))
-    with pytest.raises(DataValidationError, match=r"sogfs: about .* GB needed .*raise memory_gb"):
+    with pytest.raises(MemoryBudgetError, match=r"sogfs would need about .*memory_gb.*raise memory_gb"):
         sogfs.SOGFS(n_clusters=2, memory_gb=1e-6).partition(Dataset(X[:, :10]))
     # the 200 x 20,000 target and the COIL20, USPS and pixraw10P sizes fit the default budget
     for n, d in ((200, 20000), (1440, 1024), (9298, 256), (100, 10000)):
