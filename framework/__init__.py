@@ -6,7 +6,10 @@ pipelines.
 
 from __future__ import annotations
 
-from . import registry
+from . import (
+    display,  # noqa: F401  (registers the notebook HTML of the shared types)
+    registry,
+)
 from .data import Dataset, as_dataset
 from .errors import (
     ConfigError,

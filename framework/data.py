@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from . import readers
+from . import readers, richrepr
 from .errors import DataValidationError
 
 __all__ = ["Dataset", "as_dataset"]
@@ -150,9 +150,7 @@ class Dataset:
         return f"Dataset({label}{self.n_samples} x {self.n_variables}{extra})"
 
     def _repr_html_(self) -> str:
-        from .display import dataset_html
-
-        return dataset_html(self)
+        return richrepr.html("dataset", self)
 
     def __reduce__(self):
         return (

@@ -17,6 +17,8 @@ from typing import Any
 
 import numpy as np
 
+from . import richrepr
+
 __all__ = ["graph_html", "partition_html", "evaluation_html", "dataset_html", "svg_image"]
 
 MAX_ROWS = 20  # rows shown per table; the rest is summarised in one line
@@ -133,3 +135,8 @@ def dataset_html(data) -> str:
     if data.truth:
         parts.append("<p>ground truth</p>" + _table(["key", "value"], ((k, repr(v)) for k, v in data.truth.items())))
     return _box(title, *parts)
+
+
+for _kind, _render in (("graph", graph_html), ("partition", partition_html),
+                       ("evaluation", evaluation_html), ("dataset", dataset_html)):
+    richrepr.register(_kind, _render)

@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from . import richrepr
 from .data import Dataset
 from .errors import DataValidationError
 
@@ -35,9 +36,7 @@ class Evaluation:
         return f"Evaluation(value={self.value:.6g}, metrics={self.metrics})"
 
     def _repr_html_(self) -> str:
-        from .display import evaluation_html
-
-        return evaluation_html(self)
+        return richrepr.html("evaluation", self)
 
 
 def truth_of(data: Dataset, key: str | None, want: type) -> Any:

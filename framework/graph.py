@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from . import graph_io
+from . import graph_io, richrepr
 from .errors import DataValidationError
 from .graph_io import natural_key
 
@@ -300,9 +300,7 @@ class CausalGraph:
         )
 
     def _repr_html_(self) -> str:
-        from .display import graph_html
-
-        return graph_html(self)
+        return richrepr.html("graph", self)
 
     def __reduce__(self):
         return (CausalGraph, (self.clusters, sorted(self.directed), [tuple(sorted(e)) for e in self.undirected]))

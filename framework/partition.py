@@ -7,6 +7,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from . import richrepr
 from .errors import DataValidationError
 
 __all__ = ["Partition"]
@@ -162,9 +163,7 @@ class Partition:
         return f"Partition({len(self)} {self.axis}, {self.n_clusters} clusters{extra})"
 
     def _repr_html_(self) -> str:
-        from .display import partition_html
-
-        return partition_html(self)
+        return richrepr.html("partition", self)
 
     def __reduce__(self):
         return (Partition, (self.labels, self.axis, self.info, self.names, self.selected))

@@ -240,7 +240,7 @@ def plot(result: Any, data: Dataset | None = None, ax=None, *, title: str | None
     ax : matplotlib Axes, optional
         Draw there instead of on a new figure.
     """
-    from .roles import Evaluation
+    from .evaluation import Evaluation
 
     own = ax is None
     if isinstance(result, CausalGraph):

@@ -15,17 +15,14 @@ import difflib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from .. import registry
-from ..errors import MacrocauseError, PipelineError
+from ..errors import PipelineError
 from ..roles import Plugin, Role, Searcher
+from .context import RunContext, create_plugin
 from .yaml_io import format_validation_error, unknown_key_message
-
-if TYPE_CHECKING:
-    from .run import RunContext
 
 __all__ = [
     "DataSpec", "Step", "Produced", "CheckContext", "STEP_KINDS", "create_plugin", "parse_step",
@@ -70,24 +67,6 @@ class Produced:
     what: str
     plugin: type[Plugin] | None = None
     axis: str | None = None
-
-
-def create_plugin(name: str, params: Mapping[str, Any], role: Role | None, where: str, seed: int) -> Plugin:
-    """The registered plugin *name* of *role* with *params* (``seed`` added to stochastic ones);
-    errors name *where*."""
-    try:
-        cls = registry.get(name)
-    except MacrocauseError as exc:
-        raise PipelineError(f"{where}: {exc}") from None
-    if role is not None and cls.role != role:
-        raise PipelineError(f"{where}: {name!r} is a {cls.role}, not a {role}.")
-    params = dict(params)
-    if cls.is_stochastic() and "seed" not in params:
-        params["seed"] = seed
-    try:
-        return cls(**params)
-    except MacrocauseError as exc:
-        raise PipelineError(f"{where}: {exc}") from None
 
 
 @dataclass
