@@ -20,6 +20,8 @@ import math
 import numpy as np
 from numba import njit
 
+from framework.numeric_kernels import dense_rank, gamma_q
+
 FISHERZ, CHISQ, GSQ = 0, 1, 2
 _EPS = np.finfo(np.float64).eps
 _RANK_LIMIT = 1 << 40  # re-rank a running joint key before it could overflow int64
@@ -64,64 +66,9 @@ def fisherz_p(corr: np.ndarray, n: int, x: int, y: int, S: np.ndarray) -> float:
 
 
 @njit(cache=True)
-def gammaincc(a: float, x: float) -> float:
-    """Regularized upper incomplete gamma function Q(a, x) (series or continued fraction)."""
-    if x <= 0.0:
-        return 1.0
-    lg = a * math.log(x) - x - math.lgamma(a)
-    if x < a + 1.0:  # series for P(a, x)
-        term = 1.0 / a
-        total = term
-        ap = a
-        for _ in range(10_000):
-            ap += 1.0
-            term *= x / ap
-            total += term
-            if abs(term) < abs(total) * 1e-16:
-                break
-        return max(0.0, 1.0 - total * math.exp(lg))
-    tiny = 1e-300  # modified Lentz for the continued fraction of Q(a, x)
-    b = x + 1.0 - a
-    c = 1.0 / tiny
-    d = 1.0 / b
-    h = d
-    for i in range(1, 10_000):
-        an = -i * (i - a)
-        b += 2.0
-        d = an * d + b
-        if abs(d) < tiny:
-            d = tiny
-        c = b + an / c
-        if abs(c) < tiny:
-            c = tiny
-        d = 1.0 / d
-        delta = d * c
-        h *= delta
-        if abs(delta - 1.0) < 1e-16:
-            break
-    return math.exp(lg) * h
-
-
-@njit(cache=True)
 def chi2_sf(stat: float, df: float) -> float:
     """Survival function of the chi-square distribution with *df* degrees of freedom."""
-    return gammaincc(0.5 * df, 0.5 * stat)
-
-
-@njit(cache=True)
-def _dense_rank(keys: np.ndarray) -> tuple[np.ndarray, int]:
-    n = keys.shape[0]
-    order = np.argsort(keys, kind="mergesort")
-    out = np.empty(n, np.int64)
-    r = -1
-    prev = np.int64(-1)
-    for t in range(n):
-        k = keys[order[t]]
-        if t == 0 or k != prev:
-            r += 1
-            prev = k
-        out[order[t]] = r
-    return out, r + 1
+    return gamma_q(0.5 * df, 0.5 * stat)
 
 
 @njit(cache=True)
@@ -133,12 +80,12 @@ def _layers(codes: np.ndarray, cards: np.ndarray, S: np.ndarray) -> tuple[np.nda
     for s in S:
         c = cards[s]
         if total * c > _RANK_LIMIT:
-            keys, total = _dense_rank(keys)
+            keys, total = dense_rank(keys)
         for t in range(n):
             keys[t] = keys[t] * c + codes[t, s]
         total *= c
     if total > max(4 * n, 1 << 16):
-        return _dense_rank(keys)
+        return dense_rank(keys)
     slot = np.full(total, -1, np.int64)
     m = 0
     for t in range(n):

@@ -7,24 +7,10 @@ from functools import lru_cache
 import numpy as np
 from numba import njit
 
+from framework.numeric_kernels import dense_rank
+
 _DENSE_LIMIT = 1 << 16  # joint alphabets up to this size are counted in a dense array
 _RANK_LIMIT = 1 << 40  # re-rank the running key before it could overflow int64
-
-
-@njit(cache=True)
-def _dense_rank(keys: np.ndarray) -> tuple[np.ndarray, int]:
-    n = keys.shape[0]
-    order = np.argsort(keys, kind="mergesort")
-    out = np.empty(n, np.int64)
-    r = -1
-    prev = np.int64(-1)
-    for t in range(n):
-        k = keys[order[t]]
-        if t == 0 or k != prev:
-            r += 1
-            prev = k
-        out[order[t]] = r
-    return out, r + 1
 
 
 @njit(cache=True)
@@ -40,7 +26,7 @@ def joint_keys(codes: np.ndarray, cols: np.ndarray, cards: np.ndarray) -> tuple[
     for c in cols:
         s = cards[c]
         if total * s > _RANK_LIMIT:
-            keys, total = _dense_rank(keys)
+            keys, total = dense_rank(keys)
         for t in range(n):
             keys[t] = keys[t] * s + codes[t, c]
         total *= s

@@ -25,50 +25,11 @@ import math
 import numpy as np
 from numba import njit
 
+from framework.numeric_kernels import log_gamma_q
+
 N_SCAL = 8
 _EPS = 1e-15
 _FPMIN = 1e-300
-
-
-@njit(cache=True)
-def log_gamma_sf(a, x):
-    """log of the regularised upper incomplete gamma function Q(a, x)."""
-    if x <= 0.0:
-        return 0.0
-    lg = -x + a * math.log(x) - math.lgamma(a)
-    if x < a + 1.0:
-        ap = a
-        delta = 1.0 / a
-        total = delta
-        for _ in range(100000):
-            ap += 1.0
-            delta *= x / ap
-            total += delta
-            if abs(delta) < abs(total) * _EPS:
-                break
-        p = total * math.exp(lg)
-        if p >= 1.0:
-            return -745.0
-        return math.log1p(-p)
-    b = x + 1.0 - a
-    c = 1.0 / _FPMIN
-    d = 1.0 / b
-    h = d
-    for i in range(1, 100000):
-        an = -i * (i - a)
-        b += 2.0
-        d = an * d + b
-        if abs(d) < _FPMIN:
-            d = _FPMIN
-        c = b + an / c
-        if abs(c) < _FPMIN:
-            c = _FPMIN
-        d = 1.0 / d
-        delta = d * c
-        h *= delta
-        if abs(delta - 1.0) < _EPS:
-            break
-    return lg + math.log(h)
 
 
 @njit(cache=True)
@@ -106,7 +67,7 @@ def test_logp(sc, n):
     stat, shape, scale = gamma_params(sc, n)
     if shape <= 0.0:
         return 0.0
-    return log_gamma_sf(shape, stat / scale)
+    return log_gamma_q(shape, stat / scale)
 
 
 @njit(cache=True)

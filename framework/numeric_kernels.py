@@ -1,0 +1,80 @@
+"""numba kernels shared by several plugins' own kernels (imported only from those, so numba
+loads with them): dense ranking of integer keys and the regularized upper incomplete gamma
+function (chi-square and gamma tails)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+__all__ = ["dense_rank", "log_gamma_q", "gamma_q"]
+
+_EPS = 1e-16
+_FPMIN = 1e-300
+
+
+@njit(cache=True)
+def dense_rank(keys: np.ndarray) -> tuple[np.ndarray, int]:
+    """Each key's rank among the distinct keys (0..r-1, in increasing order) and r."""
+    n = keys.shape[0]
+    order = np.argsort(keys, kind="mergesort")
+    out = np.empty(n, np.int64)
+    r = -1
+    prev = np.int64(-1)
+    for t in range(n):
+        k = keys[order[t]]
+        if t == 0 or k != prev:
+            r += 1
+            prev = k
+        out[order[t]] = r
+    return out, r + 1
+
+
+@njit(cache=True)
+def log_gamma_q(a: float, x: float) -> float:
+    """log Q(a, x), the regularized upper incomplete gamma function: the series for P(a, x)
+    below x = a + 1, else the continued fraction for Q (modified Lentz; Numerical Recipes 6.2)."""
+    if x <= 0.0:
+        return 0.0
+    lg = -x + a * math.log(x) - math.lgamma(a)
+    if x < a + 1.0:
+        ap = a
+        delta = 1.0 / a
+        total = delta
+        for _ in range(100000):
+            ap += 1.0
+            delta *= x / ap
+            total += delta
+            if abs(delta) < abs(total) * _EPS:
+                break
+        p = total * math.exp(lg)
+        if p >= 1.0:
+            return -745.0  # Q underflows: log of the smallest double
+        return math.log1p(-p)
+    b = x + 1.0 - a
+    c = 1.0 / _FPMIN
+    d = 1.0 / b
+    h = d
+    for i in range(1, 100000):
+        an = -i * (i - a)
+        b += 2.0
+        d = an * d + b
+        if abs(d) < _FPMIN:
+            d = _FPMIN
+        c = b + an / c
+        if abs(c) < _FPMIN:
+            c = _FPMIN
+        d = 1.0 / d
+        delta = d * c
+        h *= delta
+        if abs(delta - 1.0) < _EPS:
+            break
+    return lg + math.log(h)
+
+
+@njit(cache=True)
+def gamma_q(a: float, x: float) -> float:
+    """Q(a, x), the regularized upper incomplete gamma function."""
+    return math.exp(log_gamma_q(a, x))
