@@ -1,6 +1,6 @@
 """numba kernels shared by several plugins' own kernels (imported only from those, so numba
-loads with them): dense ranking of integer keys and the regularized upper incomplete gamma
-function (chi-square and gamma tails)."""
+loads with them): dense ranking of integer keys, joint-state keys of discrete columns, and the
+regularized upper incomplete gamma function (chi-square and gamma tails)."""
 
 from __future__ import annotations
 
@@ -9,10 +9,11 @@ import math
 import numpy as np
 from numba import njit
 
-__all__ = ["dense_rank", "log_gamma_q", "gamma_q"]
+__all__ = ["dense_rank", "joint_keys", "log_gamma_q", "gamma_q"]
 
 _EPS = 1e-16
 _FPMIN = 1e-300
+_RANK_LIMIT = 1 << 40  # re-rank the running key before it could overflow int64
 
 
 @njit(cache=True)
@@ -30,6 +31,26 @@ def dense_rank(keys: np.ndarray) -> tuple[np.ndarray, int]:
             prev = k
         out[order[t]] = r
     return out, r + 1
+
+
+@njit(cache=True)
+def joint_keys(codes: np.ndarray, cols: np.ndarray, cards: np.ndarray) -> tuple[np.ndarray, int]:
+    """One integer per sample identifying its joint state over *cols*, and the key range.
+
+    ``codes`` is n x d of per-column codes ``0..cards[j]-1``. The running key is
+    re-ranked densely whenever it could overflow, so any number of columns works.
+    """
+    n = codes.shape[0]
+    keys = np.zeros(n, np.int64)
+    total = 1
+    for c in cols:
+        s = cards[c]
+        if total * s > _RANK_LIMIT:
+            keys, total = dense_rank(keys)
+        for t in range(n):
+            keys[t] = keys[t] * s + codes[t, c]
+        total *= s
+    return keys, total
 
 
 @njit(cache=True)

@@ -20,11 +20,10 @@ import math
 import numpy as np
 from numba import njit
 
-from framework.numeric_kernels import dense_rank, gamma_q
+from framework.numeric_kernels import dense_rank, gamma_q, joint_keys
 
 FISHERZ, CHISQ, GSQ = 0, 1, 2
 _EPS = np.finfo(np.float64).eps
-_RANK_LIMIT = 1 << 40  # re-rank a running joint key before it could overflow int64
 
 
 def prepare(X: np.ndarray, kind: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -75,15 +74,7 @@ def chi2_sf(stat: float, df: float) -> float:
 def _layers(codes: np.ndarray, cards: np.ndarray, S: np.ndarray) -> tuple[np.ndarray, int]:
     """Index of each sample's configuration of S among the configurations present."""
     n = codes.shape[0]
-    keys = np.zeros(n, np.int64)
-    total = 1
-    for s in S:
-        c = cards[s]
-        if total * c > _RANK_LIMIT:
-            keys, total = dense_rank(keys)
-        for t in range(n):
-            keys[t] = keys[t] * c + codes[t, s]
-        total *= c
+    keys, total = joint_keys(codes, S, cards)
     if total > max(4 * n, 1 << 16):
         return dense_rank(keys)
     slot = np.full(total, -1, np.int64)

@@ -7,30 +7,9 @@ from functools import lru_cache
 import numpy as np
 from numba import njit
 
-from framework.numeric_kernels import dense_rank
+from framework.numeric_kernels import joint_keys
 
 _DENSE_LIMIT = 1 << 16  # joint alphabets up to this size are counted in a dense array
-_RANK_LIMIT = 1 << 40  # re-rank the running key before it could overflow int64
-
-
-@njit(cache=True)
-def joint_keys(codes: np.ndarray, cols: np.ndarray, cards: np.ndarray) -> tuple[np.ndarray, int]:
-    """One integer per sample identifying its joint state over *cols*, and the key range.
-
-    ``codes`` is n x d of per-column codes ``0..cards[j]-1``. The running key is
-    re-ranked densely whenever it could overflow, so any number of columns works.
-    """
-    n = codes.shape[0]
-    keys = np.zeros(n, np.int64)
-    total = 1
-    for c in cols:
-        s = cards[c]
-        if total * s > _RANK_LIMIT:
-            keys, total = dense_rank(keys)
-        for t in range(n):
-            keys[t] = keys[t] * s + codes[t, c]
-        total *= s
-    return keys, total
 
 
 @njit(cache=True)
