@@ -9,11 +9,11 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ._kernels import _sqdist as _sqdist_exact
+from ._kernels import sqdist as _sqdist_exact
 
 
 @njit(cache=True)
-def _sqdist(X, i, j):
+def sqdist(X, i, j):
     r = np.sqrt(_sqdist_exact(X, i, j))  # dbcv.m: squareform(pdist(data)).^2
     return r * r
 
@@ -42,7 +42,7 @@ def dbcv_matlab(X, codes, k, n_total):
         for a in range(m):
             s = 0.0
             for b in range(m):
-                dd = _sqdist(X, obj[a], obj[b])
+                dd = sqdist(X, obj[a], obj[b])
                 if dd > 0.0:
                     s += dd ** (-d)
             s = s / (m - 1)
@@ -65,7 +65,7 @@ def dbcv_matlab(X, codes, k, n_total):
             for w in range(m):
                 if w == v or in_tree[w]:
                     continue
-                wt = max(ucore[obj[v]], ucore[obj[w]], _sqdist(X, obj[v], obj[w]))
+                wt = max(ucore[obj[v]], ucore[obj[w]], sqdist(X, obj[v], obj[w]))
                 if dist[w] > wt:
                     dist[w] = wt
                     par[w] = v
@@ -75,7 +75,7 @@ def dbcv_matlab(X, codes, k, n_total):
             p = par[nxt]
             eu[e] = p
             ev[e] = nxt
-            ew[e] = max(ucore[obj[p]], ucore[obj[nxt]], _sqdist(X, obj[p], obj[nxt]))
+            ew[e] = max(ucore[obj[p]], ucore[obj[nxt]], sqdist(X, obj[p], obj[nxt]))
             deg[p] += 1
             deg[nxt] += 1
             v = nxt
@@ -106,7 +106,7 @@ def dbcv_matlab(X, codes, k, n_total):
             cj = codes[j]
             if cj == ci or not internal[j]:
                 continue
-            wt = max(_sqdist(X, i, j), ucore[i], ucore[j])
+            wt = max(sqdist(X, i, j), ucore[i], ucore[j])
             if wt < sep[ci]:
                 sep[ci] = wt
             if wt < sep[cj]:

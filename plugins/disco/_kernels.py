@@ -25,7 +25,7 @@ def _find(parent, i):
 
 
 @njit(cache=True)
-def _sqdist(X, a, b):
+def sqdist(X, a, b):
     """Squared Euclidean distance between rows a and b of X."""
     s = 0.0
     for k in range(X.shape[1]):
@@ -89,7 +89,7 @@ def boruvka_mst(X, core, idx_start, idx_end, is_leaf, lo, hi, knn):
                 p = knn[q, j]
                 if comp[p] == c:
                     continue
-                s = _sqdist(X, q, p)
+                s = sqdist(X, q, p)
                 w = max(core[q], core[p], np.sqrt(s))
                 if w < best_w[c]:
                     best_w[c] = w
@@ -124,7 +124,7 @@ def boruvka_mst(X, core, idx_start, idx_end, is_leaf, lo, hi, knn):
                     for p in range(idx_start[node], idx_end[node]):
                         if comp[p] == c or core[p] >= bound:
                             continue
-                        s = _sqdist(X, q, p)
+                        s = sqdist(X, q, p)
                         if s >= bound * bound:
                             continue
                         w = max(cq, core[p], np.sqrt(s))
@@ -193,7 +193,7 @@ def prim_mst_dense(X, core):
         for w in range(n):
             if in_tree[w]:
                 continue
-            s = _sqdist(X, v, w)
+            s = sqdist(X, v, w)
             m = max(core[v], core[w], np.sqrt(s))
             if m < dist[w]:
                 dist[w] = m
