@@ -9,6 +9,7 @@ from pydantic import Field, model_validator
 
 from framework import Dataset, Params, Partition, Partitioner
 from framework.errors import DataValidationError
+from framework.memory import MemoryEstimate
 
 
 class CorrelationClustersParams(Params):
@@ -81,6 +82,11 @@ class CorrelationClusters(Partitioner):
     axis = "variables"
     Params = CorrelationClustersParams
     paper = "Chavent et al., J. Stat. Softw. 2012 (clustering of variables)"
+
+    def memory_estimate(self, data: Dataset) -> MemoryEstimate:
+        """About 20 d^2 bytes: the d x d dependence and distance matrices (measured at d = 400, 800)."""
+        d = data.n_variables
+        return MemoryEstimate(20.0 * d * d, "about 20 d^2 bytes", "cluster a subset of the variables")
 
     def check_data(self, data: Dataset) -> None:
         data.check(self.name, min_samples=3, min_variables=2, reject_constant=True)

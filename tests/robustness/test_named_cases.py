@@ -98,5 +98,23 @@ def test_kernel_rank_refuses_200k_samples_before_allocating(monkeypatch):
 def test_hill_climb_refuses_ten_thousand_variables(monkeypatch):
     monkeypatch.setenv("MACROCAUSE_MEMORY_LIMIT", "4GB")
     X = np.random.default_rng(0).standard_normal((20, 10_000))
-    with pytest.raises(MemoryBudgetError, match="hill_climb would need about 10.2 GiB .*greedy_dag or pc"):
+    with pytest.raises(MemoryBudgetError, match="hill_climb would need about 10.2 GiB .*use pc"):
         registry.create("hill_climb").search(Dataset(X))
+
+
+@pytest.mark.parametrize("name, params, shape, words", [
+    ("pc", {"indep_test": "kci"}, (50_000, 3), r"pc would need about 223.5 GiB \(about 96 n\^2 bytes, KCI"),
+    ("correlation_clusters", {}, (10, 10_000), r"correlation_clusters would need about 1.9 GiB"),
+    ("greedy_dag", {}, (10, 1_000), r"greedy_dag would need about 1.9 GiB"),
+])
+def test_quadratic_plugins_refuse_past_the_budget(monkeypatch, name, params, shape, words):
+    monkeypatch.setenv("MACROCAUSE_MEMORY_LIMIT", "1GB")
+    plugin = registry.create(name, **params)
+    data = Dataset(np.random.default_rng(0).standard_normal(shape))
+    with pytest.raises(MemoryBudgetError, match=words):
+        plugin.search(data) if plugin.role == "searcher" else plugin.partition(data)
+
+
+
+def test_pc_without_kci_is_linear_in_samples():
+    assert registry.create("pc").memory_estimate(Dataset(np.eye(3) + 1.0)) is None
