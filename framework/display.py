@@ -4,7 +4,8 @@ Each function returns a self-contained HTML fragment (tables and, for graphs, th
 picture of :func:`framework.plotting.plot` as an embedded SVG image), with every
 name escaped. Jupyter calls them through the one-line ``_repr_html_`` methods of
 :class:`~framework.graph.CausalGraph`, :class:`~framework.partition.Partition`,
-:class:`~framework.roles.Evaluation` and :class:`~framework.data.Dataset`.
+:class:`~framework.roles.Evaluation`, :class:`~framework.data.Dataset` and
+:class:`~framework.pipeline.PipelineResult`.
 """
 
 from __future__ import annotations
@@ -19,7 +20,8 @@ import numpy as np
 
 from . import richrepr
 
-__all__ = ["graph_html", "partition_html", "evaluation_html", "dataset_html", "svg_image"]
+__all__ = ["graph_html", "partition_html", "evaluation_html", "dataset_html", "pipeline_result_html",
+           "svg_image"]
 
 MAX_ROWS = 20  # rows shown per table; the rest is summarised in one line
 MAX_DRAWN_NODES = 30  # graphs with more nodes are shown as tables only
@@ -137,6 +139,19 @@ def dataset_html(data) -> str:
     return _box(title, *parts)
 
 
+def pipeline_result_html(result) -> str:
+    """A pipeline run: one row per record (step, plugin, status, times, metrics), the error of a
+    failed step in place of its metrics."""
+    failed = sum(r.status != "done" for r in result.records)
+    title = (f"PipelineResult: {result.pipeline} on {result.data} (seed {result.seed}), "
+             f"{len(result.records)} records" + (f", {failed} failed" if failed else ""))
+    rows = ((r.step, r.plugin or "", r.status, f"{r.wall_s:.3g}", f"{r.startup_s:.3g}",
+             r.error if r.status != "done" else ", ".join(f"{k}={v:.4g}" for k, v in r.metrics.items()))
+            for r in result.records)
+    return _box(title, _table(["step", "plugin", "status", "wall_s", "startup_s", "metrics"], rows))
+
+
 for _kind, _render in (("graph", graph_html), ("partition", partition_html),
-                       ("evaluation", evaluation_html), ("dataset", dataset_html)):
+                       ("evaluation", evaluation_html), ("dataset", dataset_html),
+                       ("pipeline_result", pipeline_result_html)):
     richrepr.register(_kind, _render)

@@ -7,17 +7,29 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from .. import richrepr
 from ..data import Dataset
 from ..errors import MacrocauseError, PipelineError
 from .context import RunContext, StepRecord, params_hash
 from .spec import Step
 
-__all__ = ["PipelineResult", "run_steps", "RunContext", "StepRecord", "params_hash"]
+__all__ = ["PipelineResult", "UnknownStepError", "run_steps", "RunContext", "StepRecord", "params_hash"]
+
+
+class UnknownStepError(MacrocauseError, KeyError):
+    """A pipeline result has no output of that step id (a :class:`KeyError` too)."""
+
+    __str__ = BaseException.__str__  # the message as written, not quoted as KeyError does
 
 
 @dataclass
 class PipelineResult:
-    """Outputs and records of one pipeline run."""
+    """Outputs and records of one pipeline run.
+
+    ``result["cdag"]`` is the output of step ``cdag``; ``in`` and iteration go over the ids of
+    the steps that produced one. :meth:`to_pandas` gives one row per record, and a notebook
+    shows the records as a table.
+    """
 
     pipeline: str
     data: str
@@ -25,6 +37,36 @@ class PipelineResult:
     outputs: dict[str, Any]
     records: list[StepRecord]
     dataset: Dataset | None = None
+
+    def __getitem__(self, step: str) -> Any:
+        if step in self.outputs:
+            return self.outputs[step]
+        bad = next((r for r in self.records if r.step == step and r.status != "done"), None)
+        if bad is not None:
+            raise UnknownStepError(f"Step {step!r} of pipeline {self.pipeline!r} has no output: "
+                                   f"it {bad.status}: {bad.error}")
+        raise UnknownStepError(f"Pipeline {self.pipeline!r} has no step {step!r}; "
+                               f"its steps are {', '.join(map(repr, self.steps)) or 'none'}.")
+
+    def __contains__(self, step: object) -> bool:
+        return step in self.outputs
+
+    def __iter__(self):
+        return iter(self.outputs)
+
+    @property
+    def steps(self) -> list[str]:
+        """The step ids, in run order (failed and skipped steps included)."""
+        return list(dict.fromkeys([*(r.step for r in self.records), *self.outputs]))
+
+    def to_pandas(self):
+        """One row per record, metrics as columns (see :func:`framework.frames.records_frame`)."""
+        from ..frames import records_frame
+
+        return records_frame(self)
+
+    def _repr_html_(self) -> str:
+        return richrepr.html("pipeline_result", self)
 
     @property
     def ok(self) -> bool:

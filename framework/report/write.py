@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from .build import BASELINES, build_report, to_markdown
+from .frames import report_tables
 from .html import to_html
 from .plots import plot_metric
 
@@ -50,23 +51,18 @@ def write_report(store, out: str | Path, grid: str | None = None, *,
     md, html, agg, res, ranks, tests = (out / f for f in FILES)
     md.write_text(to_markdown(report, {k: v.name for k, v in figures.items()}) + "\n")
     html.write_text(to_html(report, figures), encoding="utf-8")
-    _csv(agg, ["metric", "direction", "data", "method", "mean", "std", "n", "best"],
-         [[c.metric, s.info.direction, c.data, c.method, c.mean, _blank(c.std), c.n, int(c.best)]
-          for s in report.sections for c in s.cells])
-    _csv(res, ["pipeline", "method", "plugin", "data", "seed", "metric", "value"], [[r.pipeline, r.method, r.plugin or "", r.data, r.seed, r.metric, r.value]
-          for r in sorted(report.collection.everything, key=lambda r: (r.metric, r.data, r.method, r.seed))])
-    _csv(ranks, ["metric", "method", "mean_rank", "n_datasets"],
-         [[r.metric, r.method, r.mean_rank, r.n_datasets] for s in report.sections for r in s.ranks])
-    _csv(tests, ["metric", "method", "baseline", "n", "better", "tied", "worse", "mean_diff",
-                 "statistic", "p", "p_holm", "note"],
-         [[t.metric, t.method, t.baseline, t.n, t.wins, t.ties, t.losses, _blank(t.mean_diff),
-           _blank(t.statistic), _blank(t.p), _blank(t.p_holm), t.note]
-          for s in report.sections for t in s.tests])
+    tables = report_tables(report)
+    for path, name in ((agg, "cells"), (res, "results"), (ranks, "ranks"), (tests, "tests")):
+        header, rows = tables[name]
+        _csv(path, header, [[_blank(x) for x in row] for row in rows])
     return [md, html, agg, res, ranks, tests, *figures.values()]
 
 
-def _blank(x: float):
-    return "" if isinstance(x, float) and math.isnan(x) else x
+def _blank(x):
+    """A CSV cell: empty for None and NaN, 0/1 for a flag."""
+    if x is None or isinstance(x, float) and math.isnan(x):
+        return ""
+    return int(x) if isinstance(x, bool) else x
 
 
 def _file(name: str) -> str:
