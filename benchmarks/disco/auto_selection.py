@@ -6,16 +6,18 @@ the old rule (``rule="disco"``: best DISCO) and the new default
 (``rule="structured"``: best DISCO among labellings with >= 2 clusters and at most
 half the points noise) are both read off that same grid. The thresholds are fixed
 from the definition of a degenerate labelling, not fitted to any ARI here.
-Features are z-scored per column (the DISCO authors' "standardized" set-up); sets
+Features are z-scored per column (the DISCO authors' "standardized" set-up;
+``--raw`` keeps them as stored); sets
 above 3,000 points (htru2, pendigits, optdigits) are subsampled to 3,000 with
 ``numpy.random.default_rng(0)``. ARI counts noise (-1) as one more cluster.
 cafe_dbscan is left out: it needs a target of effect states, which these sets lack.
 
-    python benchmarks/disco/auto_selection.py   # prints the markdown table
+    python benchmarks/disco/auto_selection.py [--raw]   # prints the markdown table
 """
 
 from __future__ import annotations
 
+import argparse
 import sys
 from pathlib import Path
 
@@ -31,7 +33,7 @@ PARTITIONERS = ["dbscan", "hdbscan"]
 MAX_N = 3000
 
 
-def load(name: str, max_n: int = MAX_N, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+def load(name: str, max_n: int = MAX_N, seed: int = 0, zscore: bool = True) -> tuple[np.ndarray, np.ndarray]:
     import pandas as pd
 
     df = pd.read_csv(DATA / f"{name}.csv")
@@ -40,8 +42,9 @@ def load(name: str, max_n: int = MAX_N, seed: int = 0) -> tuple[np.ndarray, np.n
     if len(y) > max_n:
         keep = np.sort(np.random.default_rng(seed).choice(len(y), max_n, replace=False))
         X, y = X[keep], y[keep]
-    sd = X.std(axis=0)
-    X = (X - X.mean(axis=0)) / np.where(sd > 0, sd, 1.0)
+    if zscore:
+        sd = X.std(axis=0)
+        X = (X - X.mean(axis=0)) / np.where(sd > 0, sd, 1.0)
     return X, y
 
 
@@ -50,14 +53,14 @@ def _cell(rec: dict, ari: float) -> str:
     return f"{param}={value:.3g}: {rec['n_clusters']} cl, {rec['n_noise']} noise, DISCO {rec['disco']:.3f}, **ARI {ari:.3f}**"
 
 
-def rows():
+def rows(zscore: bool = True):
     from sklearn.metrics import adjusted_rand_score
 
     from framework import Dataset, registry
     from plugins.disco.auto import select
 
     for name in DATASETS:
-        X, y = load(name)
+        X, y = load(name, zscore=zscore)
         for partitioner in PARTITIONERS:
             part = registry.create("disco_auto", partitioner=partitioner).partition(Dataset(X))
             grid = part.info["grid"]
@@ -68,10 +71,13 @@ def rows():
 
 
 def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--raw", action="store_true", help="features as stored, not z-scored")
+    args = ap.parse_args()
     out = ["| data | n | partitioner | grid | old rule (`disco`) | new rule (`structured`) | best ARI on grid |",
            "|---|---|---|---|---|---|---|"]
     old, new = [], []
-    for *cells, a_old, a_new in rows():
+    for *cells, a_old, a_new in rows(zscore=not args.raw):
         out.append("| " + " | ".join(str(c) for c in cells) + " |")
         old.append(a_old)
         new.append(a_new)
