@@ -44,9 +44,10 @@ class DiscoAuto(Partitioner):
     default) keeps the best DISCO among the non-degenerate labellings, and the best
     over all of them only when every one is degenerate; ``"disco"`` keeps the best
     DISCO over the whole grid (the rule before, where one cluster with a few noise
-    points could win). Ties go to the first grid point. No ground truth is used. The automatic grid (``grid=None``) comes from the
-    partitioner's classmethod ``auto_grid(data) -> dict[str, list]`` when it has
-    one; otherwise from its parameter names: ``eps`` over quantiles of the
+    points could win). Ties go to the first grid point. No ground truth is used.
+
+    The automatic grid (``grid=None``) comes from the partitioner's classmethod
+    ``auto_grid(data) -> dict[str, list]`` when it has one; otherwise from its parameter names: ``eps`` over quantiles of the
     k-distance (k = the partitioner's ``min_samples``/``min_points``), or
     ``min_cluster_size`` over a few sizes below n / 2. DISCO's MST is built once
     and reused for every labelling.
