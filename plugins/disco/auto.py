@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import itertools
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 from pydantic import Field
@@ -14,6 +14,8 @@ from framework.progress import progress
 
 EPS_QUANTILES = (0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.98, 0.995)
 MIN_CLUSTER_SIZES = (5, 10, 15, 25, 40, 60, 100)
+MIN_CLUSTERS = 2  # a labelling with fewer clusters is degenerate
+MAX_NOISE_FRACTION = 0.5  # ... and so is one that calls more than this fraction of the points noise
 
 
 class DiscoAutoParams(Params):
@@ -26,23 +28,35 @@ class DiscoAutoParams(Params):
     fixed: dict[str, Any] = Field(default_factory=dict, description="Parameters passed unchanged to every run.")
     min_points: int = Field(5, ge=1, description="min_points of the DISCO used to rank the labellings.")
     seed: int = Field(0, description="Passed to the partitioner when it takes a seed.")
+    rule: Literal["structured", "disco"] = Field(
+        "structured",
+        description="'structured': best DISCO among the non-degenerate labellings (>= 2 clusters, at most half "
+        "the points noise), all labellings only when none is; 'disco': best DISCO over the whole grid.",
+    )
 
 
 class DiscoAuto(Partitioner):
 
     """Runs a density partitioner over a small grid and keeps the labelling with the best DISCO.
 
-    No ground truth is used. The automatic grid (``grid=None``) comes from the
-    partitioner's classmethod ``auto_grid(data) -> dict[str, list]`` when it has
-    one; otherwise from its parameter names: ``eps`` over quantiles of the
+    Selection (``rule``): a labelling is *degenerate* when it has fewer than 2
+    clusters or calls more than half of the points noise. ``"structured"`` (the
+    default) keeps the best DISCO among the non-degenerate labellings, and the best
+    over all of them only when every one is degenerate; ``"disco"`` keeps the best
+    DISCO over the whole grid (the rule before, where one cluster with a few noise
+    points could win). Ties go to the first grid point. No ground truth is used.
+
+    The automatic grid (``grid=None``) comes from the partitioner's classmethod
+    ``auto_grid(data) -> dict[str, list]`` when it has one; otherwise from its parameter names: ``eps`` over quantiles of the
     k-distance (k = the partitioner's ``min_samples``/``min_points``), or
     ``min_cluster_size`` over a few sizes below n / 2. DISCO's MST is built once
     and reused for every labelling.
 
     ``info`` holds the chosen partition's own info plus ``"chosen"`` (the
     parameters), ``"disco"`` (its DISCO) and ``"grid"`` (one record per grid
-    point: ``params``, ``disco``, ``n_clusters``, ``n_noise``; ``disco`` is NaN
-    where the partitioner refused the parameters).
+    point: ``params``, ``disco``, ``n_clusters``, ``n_noise``, ``degenerate`` and
+    ``labels``, the labelling as an int array, -1 = noise; ``disco`` is NaN and
+    ``labels`` None where the partitioner refused the parameters).
 
     References
     ----------
@@ -111,23 +125,40 @@ class DiscoAuto(Partitioner):
         points = self.grid_points(data)
         prepared = prepare(data.X, self.params.min_points)
         records: list[dict[str, Any]] = []
-        best: tuple[float, int, Partition] | None = None
-        for i, params in enumerate(progress(points, f"disco_auto grid ({cls.name})")):
+        parts: list[Partition | None] = []
+        for params in progress(points, f"disco_auto grid ({cls.name})"):
             try:
                 part = cls(**params).partition(data)
             except (CfgErr, DataValidationError):
-                records.append({"params": _plain(params), "disco": float("nan"), "n_clusters": 0, "n_noise": 0})
+                records.append({"params": _plain(params), "disco": float("nan"), "n_clusters": 0, "n_noise": 0,
+                                "degenerate": True, "labels": None})
+                parts.append(None)
                 continue
             value = float(disco_samples(data.X, part.labels, self.params.min_points, prepared).mean())
-            records.append({"params": _plain(params), "disco": value,
-                            "n_clusters": part.n_clusters, "n_noise": int(part.noise.sum())})
-            if best is None or value > best[0]:
-                best = (value, i, part)
-        if best is None:
+            n_noise = int(part.noise.sum())
+            records.append({"params": _plain(params), "disco": value, "n_clusters": part.n_clusters,
+                            "n_noise": n_noise, "degenerate": is_degenerate(part.n_clusters, n_noise, data.n_samples),
+                            "labels": np.asarray(part.labels, dtype=np.int64)})
+            parts.append(part)
+        i = select(records, self.params.rule)
+        if i is None:
             raise ConfigError(f"disco_auto: {cls.name} refused every grid point: {[r['params'] for r in records]}.")
-        value, i, part = best
+        part, value = parts[i], records[i]["disco"]
         info = {**part.info, "partitioner": cls.name, "chosen": records[i]["params"], "disco": value, "grid": records}
         return Partition(part.labels, axis="samples", info=info)
+
+
+def is_degenerate(n_clusters: int, n_noise: int, n: int) -> bool:
+    """Fewer than ``MIN_CLUSTERS`` clusters, or more than ``MAX_NOISE_FRACTION`` of the n points noise."""
+    return n_clusters < MIN_CLUSTERS or n_noise > MAX_NOISE_FRACTION * n
+
+
+def select(records: list[dict[str, Any]], rule: str = "structured") -> int | None:
+    """Index of the chosen grid record (first of equal DISCO values); None when every one was refused."""
+    scored = [i for i, r in enumerate(records) if r["labels"] is not None]
+    if rule == "structured":
+        scored = [i for i in scored if not records[i]["degenerate"]] or scored
+    return max(scored, key=lambda i: records[i]["disco"], default=None)
 
 
 def _plain(params: dict[str, Any]) -> dict[str, Any]:
