@@ -5,10 +5,8 @@ import sqlite3
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
-import toy_plugins
 
 from framework.compare import Grid, compare
 from framework.report import build_report
@@ -20,7 +18,6 @@ def report_table(rows):
     return [{"data": c.data, "method": c.method, "metric": c.metric, "mean": c.mean, "n": c.n}
             for sec in build_report(rows).sections if sec.info.name != "time" for c in sec.cells]
 
-HERE = Path(__file__).resolve().parent
 
 PIPE = """
 name: toy
@@ -39,14 +36,6 @@ def _grid(tmp_path, seeds=3, sleep=0.0, source_sleep=0.0, timeout=None):
         % (source_sleep, seeds, t)
     )
     return tmp_path / "grid.yaml"
-
-
-@pytest.fixture
-def toys(plugin_registry, monkeypatch):
-    plugin_registry.register_module(toy_plugins, "toys")
-    monkeypatch.setenv("MACROCAUSE_PLUGINS", "toy_plugins")
-    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(HERE), os.environ.get("PYTHONPATH", "")]))
-    return plugin_registry
 
 
 def _values(store):

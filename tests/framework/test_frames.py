@@ -2,25 +2,13 @@
 
 import json
 import math
-import os
-from pathlib import Path
 
 import pytest
-import toy_plugins
 
 from framework.compare import Grid, compare
 from framework.store import ResultStore
 
 pd = pytest.importorskip("pandas")
-HERE = Path(__file__).resolve().parent
-
-
-@pytest.fixture
-def toys(plugin_registry, monkeypatch):
-    plugin_registry.register_module(toy_plugins, "toys")
-    monkeypatch.setenv("MACROCAUSE_PLUGINS", "toy_plugins")
-    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(HERE), os.environ.get("PYTHONPATH", "")]))
-    return plugin_registry
 
 
 def test_grid_round_trips_through_the_frame(toys, tmp_path):

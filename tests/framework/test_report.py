@@ -1,13 +1,11 @@
 import base64
 import csv
 import math
-import os
 import re
 from pathlib import Path
 
 import numpy as np
 import pytest
-import toy_plugins
 from scipy.stats import wilcoxon
 
 from framework import Evaluation, Evaluator
@@ -18,22 +16,12 @@ from framework.report.stats import average_ranks, holm, paired_tests
 from framework.report.tables import aggregate
 from framework.store import ResultStore
 
-HERE = Path(__file__).resolve().parent
-
 PIPE = """
 name: toy
 steps:
   - {id: groups, partition: toy_threshold}
   - {evaluate: toy_agreement, on: groups}
 """
-
-
-@pytest.fixture
-def toys(plugin_registry, monkeypatch):
-    plugin_registry.register_module(toy_plugins, "toys")
-    monkeypatch.setenv("MACROCAUSE_PLUGINS", "toy_plugins")
-    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(HERE), os.environ.get("PYTHONPATH", "")]))
-    return plugin_registry
 
 
 def _toy_grid(tmp_path, seeds=2):

@@ -3,13 +3,10 @@ a report's tables as DataFrames."""
 
 import json
 import math
-import os
 from html.parser import HTMLParser
-from pathlib import Path
 
 import numpy as np
 import pytest
-import toy_plugins
 
 from framework import CausalGraph, Dataset, MacrocauseError, Partition
 from framework.compare import Grid, compare
@@ -21,7 +18,6 @@ from framework.roles import Evaluation
 from framework.store import ResultStore
 
 pd = pytest.importorskip("pandas")
-HERE = Path(__file__).resolve().parent
 
 PIPE = """
 name: toy
@@ -35,14 +31,6 @@ steps:
 DATA = Dataset(np.array([[1.0, 0.5], [-1.0, 0.1], [2.0, 0.2], [-3.0, 0.3]]), names=["a", "b"],
                truth={"labels": Partition([1, 0, 0, 0])}, name="four")
 STEPS = ["groups", "evaluate_groups", "graph", "evaluate_graph"]
-
-
-@pytest.fixture
-def toys(plugin_registry, monkeypatch):
-    plugin_registry.register_module(toy_plugins, "toys")
-    monkeypatch.setenv("MACROCAUSE_PLUGINS", "toy_plugins")
-    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(HERE), os.environ.get("PYTHONPATH", "")]))
-    return plugin_registry
 
 
 class _Cells(HTMLParser):

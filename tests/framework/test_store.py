@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
-from test_compare import _grid, report_table, toys  # noqa: F401  (fixture)
+from test_compare import _grid, report_table
 
 from framework.cli import main
 from framework.compare import Grid, Task, compare
@@ -68,7 +68,7 @@ def _old_store(path, rows):
                       rows)
 
 
-def test_old_schema_store_opens_deduplicated_and_resumes(toys, tmp_path):  # noqa: F811
+def test_old_schema_store_opens_deduplicated_and_resumes(toys, tmp_path):
     grid, base = Grid.from_yaml(_grid(tmp_path, seeds=2))
     tasks = grid.tasks(base)
     rows = []
@@ -103,7 +103,7 @@ def test_a_newer_schema_is_refused(tmp_path):
         ResultStore(tmp_path / "new.db")
 
 
-def test_rerun_replaces_and_report_n_is_unchanged(toys, tmp_path):  # noqa: F811
+def test_rerun_replaces_and_report_n_is_unchanged(toys, tmp_path):
     grid, base = Grid.from_yaml(_grid(tmp_path, seeds=2))
     with ResultStore(tmp_path / "r.db") as store:
         compare(grid, store, base=base, progress=False)
@@ -123,7 +123,7 @@ def test_rerun_replaces_and_report_n_is_unchanged(toys, tmp_path):  # noqa: F811
                                 " params_hash, metrics, status, created FROM runs LIMIT 1")
 
 
-def test_single_run_twice_is_stored_once_and_not_in_grid_reports(toys, tmp_path):  # noqa: F811
+def test_single_run_twice_is_stored_once_and_not_in_grid_reports(toys, tmp_path):
     from click.testing import CliRunner
 
     (tmp_path / "p.yaml").write_text(
@@ -145,7 +145,7 @@ def test_single_run_twice_is_stored_once_and_not_in_grid_reports(toys, tmp_path)
     assert res.exit_code == 0 and "(n=1)" in res.output and "| s (toy_threshold)" not in res.output
 
 
-def test_report_takes_one_grid_latest_by_default(toys, tmp_path):  # noqa: F811
+def test_report_takes_one_grid_latest_by_default(toys, tmp_path):
     from click.testing import CliRunner
 
     path = _grid(tmp_path, seeds=1)
@@ -166,7 +166,7 @@ def test_report_takes_one_grid_latest_by_default(toys, tmp_path):  # noqa: F811
     assert "(n=3)" in res.output
 
 
-def test_provenance_is_stored(toys, tmp_path):  # noqa: F811
+def test_provenance_is_stored(toys, tmp_path):
     grid, base = Grid.from_yaml(_grid(tmp_path, seeds=1))
     with ResultStore(tmp_path / "p.db") as store:
         compare(grid, store, base=base, progress=False)
