@@ -37,11 +37,15 @@ class MemoryEstimate:
         The growth law, e.g. ``"62 n^2 bytes"`` (shown in the error and the docs).
     advice : str
         What to do instead, e.g. ``"subsample to n <= 5000 or use rank_method='lowrank'"``.
+    limit : float or None
+        The plugin's own budget in bytes (a parameter such as ``memory_gb``), in place of
+        the framework's; None = the framework's budget.
     """
 
     bytes: float
     growth: str
     advice: str
+    limit: float | None = None
 
 
 def format_bytes(n: float) -> str:
@@ -87,14 +91,14 @@ def budget_bytes() -> float | None:
     return None if avail is None else DEFAULT_FRACTION * avail
 
 
-def check_budget(name: str, estimate: MemoryEstimate | None, limit: float | None = None) -> None:
-    """Raise :class:`MemoryBudgetError` if *estimate* exceeds the budget (or *limit* bytes,
-    a plugin's own parameter, when given)."""
+def check_budget(name: str, estimate: MemoryEstimate | None) -> None:
+    """Raise :class:`MemoryBudgetError` if *estimate* exceeds the budget (the estimate's own
+    ``limit`` when it has one)."""
     if estimate is None:
         return
-    budget = limit if limit is not None else budget_bytes()
+    budget = estimate.limit if estimate.limit is not None else budget_bytes()
     if budget is not None and estimate.bytes > budget:
-        if limit is not None:
+        if estimate.limit is not None:
             source = "the plugin's memory_gb"
         elif os.environ.get("MACROCAUSE_MEMORY_LIMIT"):
             source = "MACROCAUSE_MEMORY_LIMIT"

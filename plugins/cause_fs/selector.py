@@ -124,14 +124,19 @@ class CauseFS(Partitioner):
     def check_data(self, data: Dataset) -> None:
         data.check(self.name, min_samples=max(self.params.k + 2, 4), min_variables=2)
 
+    def memory_estimate(self, data: Dataset):
+        """See :func:`cause_fs_memory`; ``memory_gb`` replaces the framework's budget when set."""
+        from ._solvers import memory_estimate
+
+        return memory_estimate(*cause_fs_memory(data.n_samples, data.n_variables, self.params.max_granularities),
+                               self.params.memory_gb)
+
     def _partition(self, data: Dataset) -> Partition:
         from . import _core, _solvers
 
         p = self.params
         X = minmax(data.X) if p.scale == "minmax" else np.array(data.X, dtype=np.float64)
         n, d = X.shape
-        need, what = cause_fs_memory(n, d, p.max_granularities)
-        _solvers.check_memory("cause_fs", need, p.memory_gb, what)
         if p.h is not None:
             h = p.h
         elif p.n_clusters is not None:

@@ -75,6 +75,16 @@ class SOGFS(Partitioner):
     def check_data(self, data: Dataset) -> None:
         data.check(self.name, min_samples=max(self.params.k + 2, self.params.n_clusters + 1), min_variables=2)
 
+    def memory_estimate(self, data: Dataset):
+        """24 d^2 bytes of d x d matrices when d <= n (d = the non-constant features), and dense
+        n x n ones when d > n or n <= 500; ``memory_gb`` replaces the framework's budget when set."""
+        from ._solvers import memory_estimate
+
+        n, d = data.n_samples, int((np.ptp(data.X, axis=0) > 0).sum())
+        wide = d > n
+        need = (0.0 if wide else 24.0 * d * d) + (24.0 * n * n if wide or n <= 500 else 0.0)
+        return memory_estimate(need, "d x d matrices (24 d^2 bytes) when d <= n, dense n x n ones", self.params.memory_gb)
+
     def _partition(self, data: Dataset) -> Partition:
         from threadpoolctl import threadpool_limits
 
@@ -86,7 +96,6 @@ class SOGFS(Partitioner):
 
         from ._solvers import (
             EPS_L21,
-            check_memory,
             knn_simplex_init,
             laplacian,
             sparse_simplex_graph,
@@ -110,8 +119,6 @@ class SOGFS(Partitioner):
             X = (X - X.mean(axis=0)) / X.std(axis=0)
         d = X.shape[1]
         wide = d > n
-        need = (0.0 if wide else 24.0 * d * d) + (24.0 * n * n if wide or n <= 500 else 0.0)
-        check_memory("sogfs", need, p.memory_gb, "d x d matrices (24 d^2 bytes) when d <= n, dense n x n ones")
         S = knn_simplex_init(X, p.k)
         lam = p.lam
         Dw = np.ones(d)
