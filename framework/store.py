@@ -40,6 +40,7 @@ SCHEMA_VERSION = 2
 CLAIM_TTL = 120.0  # seconds without a heartbeat after which a claim expires
 HEARTBEAT = 20.0  # seconds between heartbeats of a running compare
 
+# the runs table of schema 1; schema 2 adds the columns of _NEW (a new store gets both)
 _RUNS = """
 CREATE TABLE IF NOT EXISTS runs (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -59,7 +60,6 @@ CREATE TABLE IF NOT EXISTS runs (
     seed INTEGER,
     metrics TEXT NOT NULL,
     seconds REAL,
-    startup_s REAL,
     peak_mb REAL,
     versions TEXT,
     status TEXT NOT NULL CHECK (status IN ('done', 'failed', 'timeout')),
