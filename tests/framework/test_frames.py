@@ -5,20 +5,14 @@ import math
 
 import pytest
 
-from framework.compare import Grid, compare
+from framework.compare import compare
 from framework.store import ResultStore
 
 pd = pytest.importorskip("pandas")
 
 
-def test_grid_round_trips_through_the_frame(toys, tmp_path):
-    (tmp_path / "toy.yaml").write_text(
-        "name: toy\nsteps:\n  - {id: groups, partition: toy_threshold}\n"
-        "  - {evaluate: toy_agreement, on: groups}\n")
-    (tmp_path / "grid.yaml").write_text(
-        "name: g\ndata:\n  - {source: toy_source, params: {n: 20}}\n  - {source: toy_source, params: {n: 40}}\n"
-        "pipelines: [toy.yaml]\nseeds: 2\n")
-    grid, base = Grid.from_yaml(tmp_path / "grid.yaml")
+def test_grid_round_trips_through_the_frame(toys, toy_grid, tmp_path):
+    grid, base = toy_grid()
     with ResultStore(tmp_path / "r.db") as store:
         compare(grid, store, base=base, progress=False)
         rows, df = store.rows(), store.to_pandas()

@@ -16,22 +16,6 @@ from framework.report.stats import average_ranks, holm, paired_tests
 from framework.report.tables import aggregate
 from framework.store import ResultStore
 
-PIPE = """
-name: toy
-steps:
-  - {id: groups, partition: toy_threshold}
-  - {evaluate: toy_agreement, on: groups}
-"""
-
-
-def _toy_grid(tmp_path, seeds=2):
-    (tmp_path / "toy.yaml").write_text(PIPE)
-    (tmp_path / "grid.yaml").write_text(
-        "name: g\ndata:\n  - {source: toy_source, params: {n: 20}}\n  - {source: toy_source, params: {n: 40}}\n"
-        f"pipelines: [toy.yaml]\nseeds: {seeds}\n"
-    )
-    return Grid.from_yaml(tmp_path / "grid.yaml")
-
 
 def _store_again(store, grid, base):
     """Store every run of the grid a second time, as `macrocause run` would."""
@@ -41,8 +25,8 @@ def _store_again(store, grid, base):
                         source=o.source, source_params=o.source_params, grid=grid.name)
 
 
-def test_report_of_a_small_grid_writes_every_file(toys, tmp_path):
-    grid, base = _toy_grid(tmp_path)
+def test_report_of_a_small_grid_writes_every_file(toys, toy_grid, tmp_path):
+    grid, base = toy_grid()
     with ResultStore(tmp_path / "r.db") as store:
         compare(grid, store, base=base, progress=False)
         report = build_report(store.rows())
@@ -73,8 +57,8 @@ def test_report_of_a_small_grid_writes_every_file(toys, tmp_path):
         assert len(list(csv.DictReader(fh))) == 2 * 2 * 2  # 2 data x 2 seeds x (agreement, time)
 
 
-def test_a_rerun_replaces_and_does_not_change_n(toys, tmp_path):
-    grid, base = _toy_grid(tmp_path)
+def test_a_rerun_replaces_and_does_not_change_n(toys, toy_grid, tmp_path):
+    grid, base = toy_grid()
     with ResultStore(tmp_path / "r.db") as store:
         compare(grid, store, base=base, progress=False)
         before = build_report(store.rows())
@@ -85,8 +69,8 @@ def test_a_rerun_replaces_and_does_not_change_n(toys, tmp_path):
     assert after.collection.runs == 4 and after.collection.replaced == 0
 
 
-def test_grid_filter_keeps_only_that_grids_runs(toys, tmp_path):
-    grid, base = _toy_grid(tmp_path, seeds=1)
+def test_grid_filter_keeps_only_that_grids_runs(toys, toy_grid, tmp_path):
+    grid, base = toy_grid(seeds=1)
     with ResultStore(tmp_path / "r.db") as store:
         compare(grid, store, base=base, progress=False)
         o = run_task(Task(grid.tasks(base)[0].pipeline.with_seed(7)))  # a single `run`

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from framework import CausalGraph, Dataset, MacrocauseError, Partition
-from framework.compare import Grid, compare
+from framework.compare import compare
 from framework.frames import RECORD_COLUMNS
 from framework.pipeline import Pipeline
 from framework.pipeline.run import UnknownStepError
@@ -117,16 +117,12 @@ def test_html_is_the_records_table(toys):
     assert float(rows[0][3]) == pytest.approx(res.records[0].wall_s, rel=1e-2)
 
 
-def test_report_frames_convert_the_report(toys, tmp_path):
-    (tmp_path / "toy.yaml").write_text(
+def test_report_frames_convert_the_report(toys, toy_grid, tmp_path):
+    grid, base = toy_grid(seeds=3, pipeline=(
         "name: toy\nsteps:\n  - {id: groups, partition: toy_threshold}\n"
         "  - {evaluate: toy_agreement, on: groups}\n"
         "  - {id: other, partition: toy_threshold, params: {column: 2}}\n"
-        "  - {evaluate: toy_agreement, on: other}\n")
-    (tmp_path / "grid.yaml").write_text(
-        "name: g\ndata:\n  - {source: toy_source, params: {n: 20}}\n  - {source: toy_source, params: {n: 40}}\n"
-        "pipelines: [toy.yaml]\nseeds: 3\n")
-    grid, base = Grid.from_yaml(tmp_path / "grid.yaml")
+        "  - {evaluate: toy_agreement, on: other}\n"))
     with ResultStore(tmp_path / "r.db") as store:
         compare(grid, store, base=base, progress=False)
         frames = report_frames(store, "g", baselines=["toy_threshold"])
