@@ -10,7 +10,9 @@ from numba import njit
 def pairs_to_csr(n, pairs):
     """CSR neighbour lists, each in ascending index order, from the pairs i < j of a radius query.
 
-    Returns ``indptr`` (n + 1) and ``indices`` (n + 2 * len(pairs)), int64.
+    Returns ``indptr`` (n + 1) and ``indices`` (n + 2 * len(pairs)), int64. O(n + pairs): the
+    lists are filled unordered, then transposed (a symmetric relation is its own transpose), and
+    the transpose visits the columns in ascending order, so no list is sorted.
     """
     deg = np.ones(n, dtype=np.int64)
     for t in range(pairs.shape[0]):
@@ -20,19 +22,24 @@ def pairs_to_csr(n, pairs):
     for i in range(n):
         indptr[i + 1] = indptr[i] + deg[i]
     fill = indptr[:-1].copy()
-    indices = np.empty(indptr[n], dtype=np.int64)
+    unordered = np.empty(indptr[n], dtype=np.int64)
     for i in range(n):
-        indices[fill[i]] = i
+        unordered[fill[i]] = i
         fill[i] += 1
     for t in range(pairs.shape[0]):
         a = pairs[t, 0]
         b = pairs[t, 1]
-        indices[fill[a]] = b
+        unordered[fill[a]] = b
         fill[a] += 1
-        indices[fill[b]] = a
+        unordered[fill[b]] = a
         fill[b] += 1
-    for i in range(n):  # ascending order: results do not depend on the tree's pair order
-        indices[indptr[i] : indptr[i + 1]] = np.sort(indices[indptr[i] : indptr[i + 1]])
+    fill[:] = indptr[:-1]
+    indices = np.empty(indptr[n], dtype=np.int64)
+    for c in range(n):  # ascending order: results do not depend on the tree's pair order
+        for t in range(indptr[c], indptr[c + 1]):
+            r = unordered[t]
+            indices[fill[r]] = c
+            fill[r] += 1
     return indptr, indices
 
 
