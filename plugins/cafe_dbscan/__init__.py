@@ -14,8 +14,9 @@ def macrocause_register_plugins(register):
 
 @hookimpl
 def macrocause_register_data_sources(register):
+    from .image_sets import CafeDigits, CafeShapes
     from .images import ImageFolder
     from .simulate import CafeDS1, CafeDS2, CafeDS3
 
-    for cls in (CafeDS1, CafeDS2, CafeDS3, ImageFolder):
+    for cls in (CafeDS1, CafeDS2, CafeDS3, ImageFolder, CafeShapes, CafeDigits):
         register(cls)

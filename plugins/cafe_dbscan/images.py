@@ -8,6 +8,8 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
+from typing import Literal
+
 from pydantic import Field
 
 from framework import Dataset, DataSource, Params
@@ -22,11 +24,14 @@ class ImageFolderParams(Params):
     path: str = Field(..., description="Folder with one subfolder of images per effect state.")
     width: int = Field(32, ge=1, description="Images are resized to width x height pixels.")
     height: int = Field(64, ge=1, description="Images are resized to width x height pixels.")
-    max_per_state: int | None = Field(None, ge=1, description="Use at most this many images per state (sorted by name).")
+    max_per_state: int | None = Field(None, ge=1, description="Use at most this many images per state.")
+    draw: Literal["random", "first"] = Field(
+        "random", description="Which max_per_state images: a seeded random draw per state, or the first by name."
+    )
     noise_ratio: float = Field(
         0.0, ge=0, le=1, description="Add ratio * U[-255, 255] to each channel of each pixel (clipped), as in Sec. VII."
     )
-    seed: int = Field(0, description="Seed of the pixel noise.")
+    seed: int = Field(0, description="Seed of the draw of images and of the pixel noise.")
 
 
 class ImageFolder(DataSource):
@@ -35,8 +40,10 @@ class ImageFolder(DataSource):
     ``path`` holds one subfolder per effect state (its name is the state); each
     image is converted to RGB and resized to ``width`` x ``height``; every pixel
     becomes a point ``(col, row, red, green, blue)`` (pixel units and 0-255
-    intensities) whose effect state is the image's label. Optional pixel noise
-    as in the paper's Section VII. ``truth["image"]`` is the image index of each
+    intensities) whose effect state is the image's label. With ``max_per_state``,
+    that many images per state are drawn at random (``seed``; kept in name order)
+    or, with ``draw="first"``, the first by name. Optional pixel noise as in the
+    paper's Section VII. ``truth["image"]`` is the image index of each
     point (a Partition, for bookkeeping, not a clustering target).
 
     References
@@ -72,12 +79,18 @@ class ImageFolder(DataSource):
         rows, cols = np.mgrid[0 : p.height, 0 : p.width]
         pos = np.column_stack([cols.ravel(), rows.ravel()]).astype(np.float64)
         rng = np.random.default_rng(p.seed)
+        draw_rng = np.random.default_rng([p.seed, 1])
         X, y, img = [], [], []
         for state in states:
             files = sorted(f for f in (root / state).iterdir() if f.suffix.lower() in IMAGE_SUFFIXES)
             if not files:
                 raise DataValidationError(f"image_folder: no images in {root / state}.")
-            for f in files[: p.max_per_state]:
+            if p.max_per_state is not None and len(files) > p.max_per_state:
+                if p.draw == "random":
+                    files = [files[i] for i in np.sort(draw_rng.choice(len(files), p.max_per_state, replace=False))]
+                else:
+                    files = files[: p.max_per_state]
+            for f in files:
                 with Image.open(f) as im:
                     rgb = np.asarray(im.convert("RGB").resize((p.width, p.height)), dtype=np.float64)
                 rgb = rgb.reshape(-1, 3)

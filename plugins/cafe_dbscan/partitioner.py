@@ -18,6 +18,7 @@ AUTO_QUANTILES = (0.2, 0.35, 0.5)
 AUTO_TAUS = (0.2, 0.3, 0.4, 0.5)
 AUTO_BIC_SLACK = 0.03
 AUTO_DISCO_MIN_POINTS = 10
+AUTO_SUBSAMPLE = 20_000
 
 
 class CafeDBSCANParams(Params):
@@ -32,6 +33,11 @@ class CafeDBSCANParams(Params):
     refine: bool | None = Field(
         None, description="Clean up Algorithm 1's result (ours, see Notes); None: on in automatic mode only."
     )
+    mode: Literal["auto", "heuristic"] = Field(
+        "auto", description="How missing eps, min_points, tau are chosen: 'auto' (all three missing: the "
+        "automatic search; some missing: Section V) or 'heuristic' (Section V for every missing one)."
+    )
+    seed: int = Field(0, description="Seed of the subsample the automatic search runs on above 20,000 points.")
 
 
 class CafeDBSCAN(Partitioner):
@@ -50,7 +56,8 @@ class CafeDBSCAN(Partitioner):
     eps, min_points, tau : float, int, float or None
         Algorithm 1's epsilon, mu and tau. When all three are None (the default)
         they are chosen without ground truth (automatic mode, see Notes). When
-        only some are given, the missing ones follow the Section V heuristic:
+        only some are given, or ``mode="heuristic"``, the missing ones follow the
+        Section V heuristic:
         ``min_points = clip(round(sqrt(n) / 3), 10, 100)``, ``eps`` = median
         distance to the ``min_points``-th nearest point, ``tau`` = twice the
         expected total-variation error of a histogram of ``min_points / 2``
@@ -59,7 +66,11 @@ class CafeDBSCAN(Partitioner):
         Distance of the micro-level points.
     refine : bool or None
         Apply the refinement below to Algorithm 1's labels. None (default): on in
-        automatic mode, off when parameters are given (Algorithm 1 as printed).
+        automatic mode, off otherwise (Algorithm 1 as printed).
+    mode : {"auto", "heuristic"}
+        "heuristic": the paper's Section V for all three parameters (those not given).
+    seed : int
+        Seed of the subsample of the automatic search on large data (Notes).
 
     Notes
     -----
@@ -74,7 +85,10 @@ class CafeDBSCAN(Partitioner):
     dissolved and touching clusters a G-test cannot tell apart are merged. Automatic mode
     (ours): ``min_points`` in {20, 30, 50, 80}, ``eps`` at the 0.2, 0.35 and 0.5 quantiles
     of the ``min_points``-distance, ``tau`` in {0.2, ..., 0.5}; candidates within 3% of the
-    best BIC gain of P(Y | cluster) are kept and DISCO picks among them. The method page
+    best BIC gain of P(Y | cluster) are kept and DISCO picks among them. Above 20,000 points
+the search runs on a seeded random subsample of 20,000 and the chosen ``min_points``, ``tau``
+and eps quantile are applied to all points (eps re-read from all points' distances), so it
+costs one run on all data plus a fixed amount. The method page
     (docs/plugins/cafe_dbscan.md) gives the reasons and the measurements.
 
     References
@@ -119,9 +133,11 @@ class CafeDBSCAN(Partitioner):
         m = len(data.target_states)
         codes = data.target_codes
         extra: dict[str, Any] = {}
-        auto = p.eps is None and p.min_points is None and p.tau is None
+        auto = p.mode == "auto" and p.eps is None and p.min_points is None and p.tau is None
         do_refine = auto if p.refine is None else p.refine
-        if auto:
+        if auto and data.n_samples > AUTO_SUBSAMPLE:
+            eps, mu, tau, labels, extra = self._auto_large(data, do_refine)
+        elif auto:
             eps, mu, tau, labels, extra = self._auto(data, do_refine)
         else:
             eps, mu, tau = self._fill_heuristic(data)
@@ -138,6 +154,21 @@ class CafeDBSCAN(Partitioner):
         eps = p.eps if p.eps is not None else heuristic_eps(data.X, mu, p.metric)
         tau = p.tau if p.tau is not None else heuristic_tau(len(data.target_states), mu)
         return float(eps), int(mu), float(tau)
+
+    def _auto_large(self, data: Dataset, do_refine: bool) -> tuple[float, int, float, np.ndarray, dict]:
+        """The automatic search on a seeded subsample, its choice applied to all points."""
+        from ._core import cafe_dbscan, heuristic_eps
+
+        rng = np.random.default_rng(self.params.seed)
+        rows = np.sort(rng.choice(data.n_samples, AUTO_SUBSAMPLE, replace=False))
+        sub = data.take(rows)
+        _, mu, tau, _, extra = self._auto(sub, do_refine)
+        best = next(r for r in extra["auto"] if r.get("chosen"))
+        eps = heuristic_eps(data.X, mu, self.params.metric, best["quantile"])
+        labels = cafe_dbscan(data.X, data.target_codes, len(data.target_states), eps, mu, tau, self.params.metric,
+                             refined=do_refine)
+        extra["subsample"] = AUTO_SUBSAMPLE
+        return eps, mu, tau, labels, extra
 
     def _auto(self, data: Dataset, do_refine: bool) -> tuple[float, int, float, np.ndarray, dict]:
         from framework import registry
@@ -159,13 +190,14 @@ class CafeDBSCAN(Partitioner):
                 eps = heuristic_eps(data.X, mu, self.params.metric, q)
                 for tau, labels in zip(AUTO_TAUS, cafe_dbscan_grid(data.X, codes, m, eps, mu, AUTO_TAUS,
                                                                    self.params.metric, do_refine)):
-                    rows.append({"eps": eps, "min_points": mu, "tau": tau, "labels": labels,
+                    rows.append({"eps": eps, "quantile": q, "min_points": mu, "tau": tau, "labels": labels,
                                  "k": int(labels.max()) + 1, "bic_gain": bic_gain(labels, codes, m)})
         best_gain = max(r["bic_gain"] for r in rows)
         keep = [r for r in rows if r["bic_gain"] >= best_gain - AUTO_BIC_SLACK * abs(best_gain)]
         for r in keep:
             r["disco"] = disco.evaluate(data, Partition(r["labels"])).value
         best = max(keep, key=lambda r: r["disco"])
+        best["chosen"] = True
         table = [{k: v for k, v in r.items() if k != "labels"} for r in rows]
         return best["eps"], best["min_points"], best["tau"], best["labels"], {"auto": table}
 

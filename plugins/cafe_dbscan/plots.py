@@ -51,38 +51,47 @@ def plot_clusters(ds: Dataset, part: Partition, path: str | Path | None = None, 
     return finish(fig, path)
 
 
-def representative_images(ds: Dataset, part: Partition, width: int, height: int) -> np.ndarray:
-    """Per cluster, the sum of the colours of its pixel points at each position, scaled to [0, 255]
-    (the paper's Fig. 1). Needs the ``col, row, red, green, blue`` columns of ``image_folder``."""
-    cols = [ds.index(c) for c in ("col", "row", "red", "green", "blue")]
-    out = np.zeros((part.n_clusters, height, width, 3))
+def representative_images(ds: Dataset, part: Partition, width: int | None = None,
+                          height: int | None = None) -> np.ndarray:
+    """Per cluster, the sum of the values of its pixel points at each position, scaled to [0, 255]
+    (the paper's Fig. 1). Needs ``col`` and ``row`` columns (as ``image_folder``, ``cafe_shapes``,
+    ``cafe_digits`` give); the other columns are the channels (3: RGB, 1: grey). ``width`` and
+    ``height`` default to the largest position + 1. Returns k x height x width x 3."""
+    pos = [ds.index("col"), ds.index("row")]
+    chans = [j for j in range(ds.X.shape[1]) if j not in pos]
+    width = int(ds.X[:, pos[0]].max()) + 1 if width is None else width
+    height = int(ds.X[:, pos[1]].max()) + 1 if height is None else height
+    out = np.zeros((part.n_clusters, height, width, len(chans)))
     for i, idx in enumerate(part.clusters):
-        pts = ds.X[idx][:, cols]
-        np.add.at(out[i], (pts[:, 1].astype(int), pts[:, 0].astype(int)), pts[:, 2:])
+        pts = ds.X[idx]
+        np.add.at(out[i], (pts[:, pos[1]].astype(int), pts[:, pos[0]].astype(int)), pts[:, chans])
         top = out[i].max()
         if top > 0:
             out[i] = np.minimum(out[i] * (255.0 / top), 255.0)
-    return out
+    return out if len(chans) == 3 else np.repeat(out[..., :1], 3, axis=-1)
 
 
-def plot_representatives(ds: Dataset, part: Partition, width: int, height: int,
-                         path: str | Path | None = None) -> np.ndarray:
-    """Representative image per cluster with its effect-state distribution below (Fig. 1).
-    Returns the images (k x height x width x 3); saves the figure to *path* when given."""
+def plot_representatives(ds: Dataset, part: Partition, width: int | None = None, height: int | None = None,
+                         path: str | Path | None = None, top: int | None = None) -> np.ndarray:
+    """Representative image per cluster with its effect-state distribution below (the paper's Fig. 1),
+    largest cluster first; ``top`` keeps the largest ``top`` clusters. Returns the images (k x height x
+    width x 3, in cluster order); saves the figure to *path* when given."""
     plt = pyplot()
     imgs = representative_images(ds, part, width, height)
     dist = _distributions(ds, part)
     states = [str(s) for s in ds.target_states]
-    k = max(imgs.shape[0], 1)
+    sizes = np.array([len(c) for c in part.clusters], dtype=int)
+    order = np.argsort(-sizes, kind="stable")[:top]
+    k = max(order.size, 1)
     fig, axes = plt.subplots(2, k, figsize=(1.8 * k, 4.2), height_ratios=[3, 1.2], squeeze=False)
-    for i in range(imgs.shape[0]):
-        axes[0, i].imshow(imgs[i].astype(np.uint8))
-        axes[0, i].set_title(f"$\\Pi_{{{i + 1}}}$ ({len(part.clusters[i])} px)", fontsize=8)
-        axes[0, i].axis("off")
-        axes[1, i].bar(range(len(states)), dist[i], color="grey")
-        axes[1, i].set_ylim(0, 1)
-        axes[1, i].set_xticks(range(len(states)), states, fontsize=6, rotation=45)
-        axes[1, i].tick_params(axis="y", labelsize=6)
+    for col, i in enumerate(order):
+        axes[0, col].imshow(imgs[i].astype(np.uint8), interpolation="nearest")
+        axes[0, col].set_title(f"$\\Pi_{{{i + 1}}}$ ({sizes[i]} px)", fontsize=8)
+        axes[0, col].axis("off")
+        axes[1, col].bar(range(len(states)), dist[i], color="grey")
+        axes[1, col].set_ylim(0, 1)
+        axes[1, col].set_xticks(range(len(states)), states, fontsize=6, rotation=45)
+        axes[1, col].tick_params(axis="y", labelsize=6)
     finish(fig, path)
     plt.close(fig)
     return imgs

@@ -1,0 +1,105 @@
+"""CAFE DBSCAN on image data: the heuristic switch, the large-data automatic search, the image
+sources (seeded draw, generated shapes, digits as pixels) and the representative images."""
+
+import numpy as np
+import pytest
+
+from framework import registry
+from framework.errors import ConfigError
+from plugins.cafe_dbscan._core import heuristic_eps, heuristic_min_points, heuristic_tau
+
+
+def test_heuristic_mode_is_section_v_for_all_three():
+    ds = registry.create("cafe_ds1", n_per_class=60, n_noise=30).load()
+    part = registry.create("cafe_dbscan", mode="heuristic").partition(ds)
+    mu = heuristic_min_points(ds.n_samples)
+    eps = heuristic_eps(ds.X, mu, "euclidean")
+    assert part.info["min_points"] == mu and part.info["eps"] == pytest.approx(eps)
+    assert part.info["tau"] == heuristic_tau(5, mu) and part.info["refined"] is False and "auto" not in part.info
+    given = registry.create("cafe_dbscan", eps=eps, min_points=mu, tau=heuristic_tau(5, mu)).partition(ds)
+    assert np.array_equal(part.labels, given.labels)
+    # a given value wins over the heuristic
+    assert registry.create("cafe_dbscan", mode="heuristic", tau=0.15).partition(ds).info["tau"] == 0.15
+    with pytest.raises(ConfigError, match="mode"):
+        registry.create("cafe_dbscan", mode="fast")
+
+
+def test_automatic_search_on_a_subsample_above_the_threshold(monkeypatch):
+    import plugins.cafe_dbscan.partitioner as mod
+
+    ds = registry.create("cafe_ds1", n_per_class=150, n_noise=60).load()  # n = 960
+    monkeypatch.setattr(mod, "AUTO_SUBSAMPLE", 500)
+    part = registry.create("cafe_dbscan", seed=1).partition(ds)
+    chosen = [r for r in part.info["auto"] if r.get("chosen")]
+    assert part.info["subsample"] == 500 and len(chosen) == 1
+    c = chosen[0]  # min_points and tau from the subsample, eps re-read from all points at the same quantile
+    assert (part.info["min_points"], part.info["tau"]) == (c["min_points"], c["tau"])
+    assert part.info["eps"] == pytest.approx(heuristic_eps(ds.X, c["min_points"], "euclidean", c["quantile"]))
+    again = registry.create("cafe_dbscan", seed=1).partition(ds)
+    assert np.array_equal(part.labels, again.labels)
+    assert part.n_clusters == 6  # the six discs of DS1
+
+
+def test_pairs_to_csr_lists_are_sorted_and_symmetric():
+    from plugins.cafe_dbscan._kernels import pairs_to_csr
+
+    rng = np.random.default_rng(0)
+    X = rng.uniform(0, 1, (200, 2))
+    d = np.hypot(*(X[:, None, :] - X[None, :, :]).transpose(2, 0, 1))
+    i, j = np.nonzero(np.triu(d <= 0.1, 1))
+    pairs = np.column_stack([i, j])[rng.permutation(i.size)].astype(np.int64)  # any order
+    indptr, indices = pairs_to_csr(200, pairs)
+    for p in range(200):
+        assert indices[indptr[p]:indptr[p + 1]].tolist() == np.flatnonzero(d[p] <= 0.1).tolist()
+
+
+def test_image_folder_draws_images_per_state_with_a_seed(tmp_path):
+    from plugins.cafe_dbscan.images import write_example_images
+
+    write_example_images(tmp_path, n_per_state=6, width=4, height=8)
+
+    def images(**kw):
+        ds = registry.create("image_folder", path=str(tmp_path), width=4, height=8, max_per_state=2, **kw).load()
+        return ds, [tuple(ds.X[ds.truth["image"].labels == i][:, 2:].ravel()) for i in range(6)]
+
+    first, a = images(draw="first")
+    _, b = images(seed=0)
+    _, c = images(seed=0)
+    draws = {tuple(images(seed=s)[1]) for s in range(6)}
+    assert first.n_samples == 6 * 32 and sorted(first.target_states) == ["green", "red", "yellow"]
+    assert b == c and len(draws) > 1  # the same seed gives the same images, seeds differ
+    full = registry.create("image_folder", path=str(tmp_path), width=4, height=8).load()
+    pool = {tuple(full.X[full.truth["image"].labels == i][:, 2:].ravel()) for i in range(18)}
+    assert set(b) <= pool
+
+
+def test_cafe_shapes_truth_and_representatives():
+    pytest.importorskip("matplotlib")
+    from plugins.cafe_dbscan.plots import plot_representatives, representative_images
+
+    ds = registry.create("cafe_shapes", n_per_state=4, width=8, height=16, noise=0.0).load()
+    assert ds.n_samples == 3 * 4 * 128 and ds.names == ("col", "row", "red", "green", "blue")
+    truth = ds.truth["labels"].labels
+    disc = truth > 0
+    # the disc carries the state colour; its label is 1 + the state
+    states = np.asarray(ds.target)
+    for s, name in enumerate(("red", "yellow", "green")):
+        on = disc & (states == name)
+        assert on.any() and np.all(truth[on] == 1 + s)
+    assert np.allclose(ds.X[disc & (states == "red"), 2:], (230, 30, 30))
+    reps = representative_images(ds, ds.truth["labels"])  # width and height read from the data
+    assert reps.shape == (4, 16, 8, 3) and reps.max() <= 255
+    red = reps[1][reps[1].sum(axis=-1) > 0]
+    assert np.all(red[:, 0] > red[:, 1])  # the red disc's image is red
+    imgs = plot_representatives(ds, ds.truth["labels"], top=2)
+    assert imgs.shape == reps.shape
+
+
+def test_cafe_digits_pixels():
+    ds = registry.create("cafe_digits", digits=[0, 1], max_per_state=5, seed=3).load()
+    assert ds.n_samples == 10 * 64 and ds.X.shape[1] == 3
+    assert set(np.asarray(ds.target).tolist()) == {0, 1}
+    assert ds.X[:, 2].min() >= 0 and ds.X[:, 2].max() <= 16
+    again = registry.create("cafe_digits", digits=[0, 1], max_per_state=5, seed=3).load()
+    np.testing.assert_array_equal(ds.X, again.X)
+    assert not np.array_equal(ds.X, registry.create("cafe_digits", digits=[0, 1], max_per_state=5, seed=4).load().X)
