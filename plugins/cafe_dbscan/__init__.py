@@ -5,11 +5,13 @@ from framework import hookimpl
 
 @hookimpl
 def macrocause_register_plugins(register):
+    from .evaluators import EffectInformation
     from .partitioner import CafeDBSCAN
     from .two_step import CFLTwoStep
 
     register(CafeDBSCAN)
     register(CFLTwoStep)
+    register(EffectInformation)
 
 
 @hookimpl

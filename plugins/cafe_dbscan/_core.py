@@ -10,14 +10,25 @@ P_OF_METRIC = {"euclidean": 2.0, "manhattan": 1.0, "chebyshev": np.inf}
 def neighbourhoods(X: np.ndarray, eps: float, metric: str) -> tuple[np.ndarray, np.ndarray]:
     """CSR epsilon-neighbourhoods (distance <= eps, the point itself included) via a KD-tree.
 
-    Memory is O(n + number of neighbour pairs).
+    Memory is O(n + number of neighbour pairs): the pairs are estimated first from the
+    neighbour counts of up to 2,000 evenly spaced points and refused when their lists would not
+    fit the memory budget (duplicated points, e.g. pixels of one colour at one position, make
+    them grow like n^2).
     """
     from scipy.spatial import cKDTree
+
+    from framework.memory import MemoryEstimate, check_budget
 
     from ._kernels import pairs_to_csr
 
     tree = cKDTree(X)
-    pairs = tree.query_pairs(eps, p=P_OF_METRIC[metric], output_type="ndarray")
+    p = P_OF_METRIC[metric]
+    probe = np.linspace(0, X.shape[0] - 1, min(X.shape[0], 2000)).astype(np.int64)
+    entries = float(np.mean(tree.query_ball_point(X[probe], eps, p=p, return_length=True))) * X.shape[0]
+    check_budget("cafe_dbscan", MemoryEstimate(
+        bytes=24.0 * entries, growth=f"24 bytes per neighbour pair, about {entries / 2:.3g} pairs at eps = {eps:.4g}",
+        advice="use a smaller eps or min_points, or subsample"))
+    pairs = tree.query_pairs(eps, p=p, output_type="ndarray")
     return pairs_to_csr(X.shape[0], pairs.astype(np.int64, copy=False))
 
 

@@ -44,7 +44,8 @@ class CafeShapes(DataSource):
     colour included), place and size, and the signal disc (radius ``width / 5``, a third of the way
     down) in the colour of the image's state. Background and distractors are independent of the
     state, so the causal macro-variables are the disc of each colour (state-pure) and everything
-    else (uninformative). ``truth["labels"]``: 0 for pixels outside the disc, ``1 + state`` on it;
+    else (uninformative). ``truth["labels"]``, the observational classes: the background's index
+    (0-3) for background pixels, ``4 + state`` for the disc, -1 (noise) for distractor pixels;
     ``truth["image"]``: the image index. Points are ``(col, row, red, green, blue)``.
     """
 
@@ -65,8 +66,11 @@ class CafeShapes(DataSource):
         disc = (yy - cy) ** 2 + (xx - cx) ** 2 <= r * r
         states = np.repeat(np.arange(m), p.n_per_state)
         imgs = np.empty((states.size, h, w, 3))
+        truth = np.empty((states.size, h, w), dtype=np.int64)
         for i, s in enumerate(states):
-            bg = np.array(BACKGROUNDS[rng.integers(len(BACKGROUNDS))], dtype=float)
+            b = rng.integers(len(BACKGROUNDS))
+            truth[i] = b
+            bg = np.array(BACKGROUNDS[b], dtype=float)
             grad = 1.0 + rng.uniform(-0.25, 0.25) * (yy / h - 0.5)
             a = bg[None, None, :] * grad[..., None]
             for _ in range(p.n_shapes):
@@ -78,15 +82,16 @@ class CafeShapes(DataSource):
                 else:
                     mask = (yy - sy) ** 2 + (xx - sx) ** 2 <= size * size
                 a[mask & ~disc] = colour
+                truth[i][mask & ~disc] = -1
             a[disc] = STATE_COLOURS[s]
+            truth[i][disc] = len(BACKGROUNDS) + s
             imgs[i] = np.clip(a + rng.normal(0, p.noise, a.shape), 0, 255)
         X = pixel_points(imgs)
         per = h * w
-        truth = np.where(np.tile(disc.ravel(), states.size), 1 + np.repeat(states, per), 0)
         return Dataset(
             X, names=("col", "row", "red", "green", "blue"), discrete=False,
             target=np.array(STATE_NAMES)[np.repeat(states, per)],
-            truth={"labels": Partition(truth), "image": Partition(np.repeat(np.arange(states.size), per))},
+            truth={"labels": Partition(truth.ravel()), "image": Partition(np.repeat(np.arange(states.size), per))},
             name="cafe_shapes",
         )
 

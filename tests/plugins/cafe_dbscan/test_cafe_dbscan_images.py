@@ -80,18 +80,23 @@ def test_cafe_shapes_truth_and_representatives():
     ds = registry.create("cafe_shapes", n_per_state=4, width=8, height=16, noise=0.0).load()
     assert ds.n_samples == 3 * 4 * 128 and ds.names == ("col", "row", "red", "green", "blue")
     truth = ds.truth["labels"].labels
-    disc = truth > 0
-    # the disc carries the state colour; its label is 1 + the state
+    disc = truth >= 4
+    # the disc carries the state colour; its label is 4 + the state; backgrounds 0-3, distractors -1
     states = np.asarray(ds.target)
     for s, name in enumerate(("red", "yellow", "green")):
         on = disc & (states == name)
-        assert on.any() and np.all(truth[on] == 1 + s)
+        assert on.any() and np.all(truth[on] == 4 + s)
+    assert set(np.unique(truth[~disc]).tolist()) <= {-1, 0, 1, 2, 3}
+    pixel = ds.X[(truth == 1)][:, 2:]  # the sky background, within its +-12.5% gradient
+    assert np.all(np.abs(pixel - (160, 190, 225)).max(axis=1) <= 0.13 * 225 + 1)
     assert np.allclose(ds.X[disc & (states == "red"), 2:], (230, 30, 30))
-    reps = representative_images(ds, ds.truth["labels"])  # width and height read from the data
-    assert reps.shape == (4, 16, 8, 3) and reps.max() <= 255
-    red = reps[1][reps[1].sum(axis=-1) > 0]
+    truth_part = ds.truth["labels"]
+    reps = representative_images(ds, truth_part)  # width and height read from the data
+    assert reps.shape == (truth_part.n_clusters, 16, 8, 3) and reps.max() <= 255
+    red_id = int(np.unique(truth[truth >= 0]).tolist().index(4))  # cluster ids are the compacted labels
+    red = reps[red_id][reps[red_id].sum(axis=-1) > 0]
     assert np.all(red[:, 0] > red[:, 1])  # the red disc's image is red
-    imgs = plot_representatives(ds, ds.truth["labels"], top=2)
+    imgs = plot_representatives(ds, truth_part, top=2)
     assert imgs.shape == reps.shape
 
 
@@ -103,3 +108,27 @@ def test_cafe_digits_pixels():
     again = registry.create("cafe_digits", digits=[0, 1], max_per_state=5, seed=3).load()
     np.testing.assert_array_equal(ds.X, again.X)
     assert not np.array_equal(ds.X, registry.create("cafe_digits", digits=[0, 1], max_per_state=5, seed=4).load().X)
+
+
+def test_effect_information():
+    from framework import Dataset, Partition
+
+    y = np.array([0, 0, 1, 1, 0, 1])
+    ds = Dataset(np.zeros((6, 1)), target=y)
+    ev = registry.create("effect_information")
+    exact = ev.evaluate(ds, Partition(np.array([0, 0, 1, 1, -1, -1])))
+    # Z = {0, 1, noise}: clusters 0/1 determine Y, the noise class is 50/50: I = H(Y) - (2/6) log 2
+    assert exact.value == pytest.approx(1 - (2 / 6))
+    assert exact.metrics["n_clusters"] == 2 and exact.metrics["noise_fraction"] == pytest.approx(1 / 3)
+    assert exact.metrics["purity"] == 1.0 and exact.metrics["top5_share"] == pytest.approx(4 / 6)
+    assert ev.evaluate(ds, Partition(np.zeros(6, dtype=int))).value == pytest.approx(0.0)
+
+
+def test_neighbourhoods_refuse_past_the_memory_budget(monkeypatch):
+    from framework.errors import MemoryBudgetError
+
+    X = np.zeros((3000, 2))  # every point is every point's neighbour: 4.5 million pairs
+    monkeypatch.setenv("MACROCAUSE_MEMORY_LIMIT", "20MB")
+    with pytest.raises(MemoryBudgetError, match="cafe_dbscan would need about .* neighbour pair"):
+        registry.create("cafe_dbscan", eps=0.5, min_points=5, tau=0.3).partition(
+            __import__("framework").Dataset(X, target=np.arange(3000) % 2))
