@@ -6,10 +6,9 @@ import atexit
 import shutil
 import tempfile
 from pathlib import Path
-
-import numpy as np
 from typing import Literal
 
+import numpy as np
 from pydantic import Field
 
 from framework import Dataset, DataSource, Params

@@ -90,6 +90,10 @@ def simulate(kind: str, n_per_class: int, n_noise: int, seed: int) -> Dataset:
 class _SimParams(Params):
     n_per_class: int = Field(..., ge=1, description="Points per observational class.")
     n_noise: int = Field(..., ge=0, description="Uniform noise points (states uniform over the 5).")
+    constant_density: bool = Field(
+        False, description="Scale the plane by sqrt(n / the paper's n), so the density (and the neighbour "
+        "count at a given eps) does not grow with n: for timing studies."
+    )
     seed: int = Field(0, description="Random seed.")
 
 
@@ -110,7 +114,12 @@ class _CafeSim(DataSource):
 
     def _load(self) -> Dataset:
         p = self.params
-        return simulate(self.kind, p.n_per_class, p.n_noise, p.seed)
+        ds = simulate(self.kind, p.n_per_class, p.n_noise, p.seed)
+        if not p.constant_density:
+            return ds
+        per, noise = SIZES[self.kind]
+        factor = np.sqrt(ds.n_samples / (len(LAYOUTS[self.kind]) * per + noise))
+        return Dataset(ds.X * factor, names=ds.names, target=ds.target, discrete=False, truth=ds.truth, name=ds.name)
 
     @classmethod
     def example(cls) -> Example:
