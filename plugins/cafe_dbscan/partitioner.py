@@ -14,7 +14,7 @@ from framework.roles import Example
 PAPER = "Weber, Miklautz, Kumar, Grosse-Wentrup, Plant, ICDM 2023 (CAFE DBSCAN)"
 
 AUTO_MIN_POINTS = (20, 30, 50, 80)
-AUTO_QUANTILES = (0.2, 0.35, 0.5, 0.65, 0.8)
+AUTO_QUANTILES = (0.2, 0.35, 0.5)
 AUTO_TAUS = (0.2, 0.3, 0.4, 0.5)
 AUTO_BIC_SLACK = 0.03
 AUTO_DISCO_MIN_POINTS = 10
@@ -83,7 +83,7 @@ class CafeDBSCAN(Partitioner):
     Refinement (ours, :func:`plugins.cafe_dbscan._core.refine`): sparse points become
     noise, dense points move to the most likely neighbouring cluster, small clusters are
     dissolved and touching clusters a G-test cannot tell apart are merged. Automatic mode
-    (ours): ``min_points`` in {20, 30, 50, 80}, ``eps`` at the 0.2, 0.35, 0.5, 0.65 and 0.8 quantiles
+    (ours): ``min_points`` in {20, 30, 50, 80}, ``eps`` at the 0.2, 0.35 and 0.5 quantiles
     of the ``min_points``-distance, ``tau`` in {0.2, ..., 0.5}; candidates within 3% of the
     best BIC gain of P(Y | cluster) are kept and DISCO picks among them. Above 20,000 points
 the search runs on a seeded random subsample of 20,000 and the chosen ``min_points``, ``tau``
