@@ -27,11 +27,11 @@ def test_heuristic_mode_is_section_v_for_all_three():
 def test_automatic_search_on_a_subsample_above_the_threshold(monkeypatch):
     import plugins.cafe_dbscan.partitioner as mod
 
-    ds = registry.create("cafe_ds1", n_per_class=150, n_noise=60).load()  # n = 960
-    monkeypatch.setattr(mod, "AUTO_SUBSAMPLE", 500)
+    ds = registry.create("cafe_ds1", n_per_class=100, n_noise=40).load()  # n = 640
+    monkeypatch.setattr(mod, "AUTO_SUBSAMPLE", 300)
     part = registry.create("cafe_dbscan", seed=1).partition(ds)
     chosen = [r for r in part.info["auto"] if r.get("chosen")]
-    assert part.info["subsample"] == 500 and len(chosen) == 1
+    assert part.info["subsample"] == 300 and len(chosen) == 1
     c = chosen[0]  # min_points and tau from the subsample, eps re-read from all points at the same quantile
     assert (part.info["min_points"], part.info["tau"]) == (c["min_points"], c["tau"])
     assert part.info["eps"] == pytest.approx(heuristic_eps(ds.X, c["min_points"], "euclidean", c["quantile"]))
