@@ -104,17 +104,17 @@ class KernelRank(Evaluator):
         return MemoryEstimate(64.0 * n * n, "about 64 n^2 bytes, exact Gram matrices",
                               f"use kernel='low_rank' or subsample (n <= {n_max:,} fits half the budget)")
 
-    def _statistics(self, X: np.ndarray) -> tuple[int, float, float, bool]:
+    def _statistics(self, X: np.ndarray, fresh: bool = False) -> tuple[int, float, float, bool]:
         """(rank, vote share, smallest corrected pairwise p, all pairs dependent) of the data; kept
         for the last 64 data sets, so rating the same data under several readings (``low_rank``,
-        ``min_vote``) computes them once."""
+        ``min_vote``) computes them once (``fresh``: compute them again all the same)."""
         from .hsic import hsic_test
         from .rank import estimate_rank
 
         p = self.params
         key = (hashlib.sha1(np.ascontiguousarray(X).tobytes()).hexdigest(), X.shape, p.n_neighbors, p.alpha,
                p.kernel, p.tol)
-        if key in _STATS:
+        if key in _STATS and not fresh:
             return _STATS[key]
         est = estimate_rank(X, p.n_neighbors, kernel=p.kernel, tol=p.tol)
         d = X.shape[1]
@@ -123,6 +123,7 @@ class KernelRank(Evaluator):
         pv = [hsic_test(sub[:, i], sub[:, j]).pvalue * len(pairs) for i, j in pairs]
         min_p = min(pv)
         dependent = min(1.0, min_p) < p.alpha if d == 2 else all(v < p.alpha for v in pv)
+        _STATS.pop(key, None)
         if len(_STATS) >= 64:
             _STATS.pop(next(iter(_STATS)))
         _STATS[key] = (est.rank, est.vote_share, min_p, bool(dependent))

@@ -170,6 +170,7 @@ def test_kernel_rank_readings_share_one_computation(monkeypatch):
     assert loose.metrics["confounder_confidence"] == 0.0 and loose.metrics["confident"] == 0.0  # rank 3 > 2
     registry.create("kernel_rank", n_neighbors=5).evaluate(Dataset(X))
     assert len(calls) == 2  # other statistics' parameters: computed again
+    assert registry.create("kernel_rank")._statistics(X, fresh=True)[0] == 3 and len(calls) == 3
 
 
 def test_calibration_data_sources():
