@@ -53,9 +53,9 @@ class KernelRank(Evaluator):
     splits agree; 0 otherwise (rank 1 with dependent variables: a one-state confounder
     explains no dependence, so direct links are likely; a high rank: direct links or a
     many-valued confounder cannot be excluded; or no pairwise dependence). The rule (rank >= 2,
-    unanimous splits) was chosen on half of a calibration set and measured on the other half:
-    false positives 3 % on direct-link data, true positives 84 % on the paper's first set
-    (docs page). The returned evaluation's ``reading`` (also :meth:`reading`) says the same
+    unanimous splits) was chosen on the even seeds of a calibration grid and measured on the odd
+    ones: false positives 4 % on direct-link data, true positives 83 % on the paper's first set
+    (``benchmarks/clic/confounder_*.yaml``, docs page). The returned evaluation's ``reading`` (also :meth:`reading`) says the same
     as a sentence, ``"not identifiable (d = 2)"`` first when d = 2. ``confident`` is 1 when
     ``confounder_confidence`` is 1, else 0 (NaN when d = 2): its mean over runs is the rate of
     the confident reading. With a sample-partition ``truth``, ``rank_correct`` is 1 when the
