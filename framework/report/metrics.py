@@ -21,6 +21,9 @@ disco, dbcv,           higher     [-1, 1]
 silhouette
 kernel_rank            lower      [0, inf)
 mmd_matching, mmd_*    lower      [0, inf)
+rank_correct,          higher     [0, 1]           kernel_rank's sub-metrics (0/1 per run,
+confident,                                         0/0.5/1 for confounder_confidence)
+confounder_confidence
 time                   lower      [0, inf)         wall seconds of the evaluated step
 cpu                    lower      [0, inf)         CPU seconds of the evaluated step
 memory                 lower      [0, inf)         peak MiB of the evaluated step
@@ -97,6 +100,7 @@ KNOWN: dict[str, MetricInfo] = {m.name: m for m in (
     _m("clustering_accuracy", True, 0, 1), _m("disco", True, -1, 1), _m("dbcv", True, -1, 1),
     _m("silhouette", True, -1, 1), _m("kernel_rank", False, 0), _m("mmd_matching", False, 0),
     _m(TIME, False, 0), _m(CPU, False, 0), _m(MEMORY, False, 0),
+    _m("rank_correct", True, 0, 1), _m("confident", True, 0, 1), _m("confounder_confidence", True, 0, 1),
 )}
 _SUFFIXES = (("_f1", True, 0.0, 1.0), ("_precision", True, 0.0, 1.0), ("_recall", True, 0.0, 1.0))
 

@@ -16,7 +16,7 @@ def macrocause_register_plugins(register):
 
 @hookimpl
 def macrocause_register_data_sources(register):
-    from .simulate import WDBC, DirectLink, ProductMixture
+    from .simulate import WDBC, AdditiveNoiseTriple, DirectLink, ProductMixture
 
-    for cls in (ProductMixture, DirectLink, WDBC):
+    for cls in (ProductMixture, DirectLink, WDBC, AdditiveNoiseTriple):
         register(cls)

@@ -357,3 +357,109 @@ def greedy_moves(X, labels, sig, R, Sv, scal, counts, logp, budget, min_size, lo
         logp[c] = cluster_logp(scal[c], counts[c])
         done += 1
     return done
+
+
+@njit(cache=True)
+def _logp_from_sums(scal_c, sums_c, R, Sv, c, p, sign, n_new, tmp):
+    """log p-value of cluster ``c`` if point ``p`` joined (sign 1) or left (-1) it, from member
+    sums ``sums_c`` (d-1 x 9, as :func:`_accumulate` makes them)."""
+    for t in range(scal_c.shape[0]):
+        rp, sp = _point_sums(sums_c, R, Sv, p, c, t, sign)
+        _updated(scal_c[t], sums_c[t], sign, rp, sp, tmp[t])
+    return cluster_logp(tmp, n_new)
+
+
+@njit(cache=True)
+def scan_gains(sums, labels, R, Sv, scal, counts, logp, min_size):
+    """Best move of every point from precomputed member sums ``sums`` (m x (d-1) x N x 9, e.g.
+    the low-rank ones): returns (target, gain) per point, target -1 when no move lowers the
+    objective or the point's cluster may not shrink."""
+    m, n_tests, N = sums.shape[0], sums.shape[1], sums.shape[2]
+    tmp = np.empty((n_tests, 8))
+    sc = np.empty((n_tests, 9))
+    target = np.full(N, -1, dtype=np.int64)
+    gain = np.zeros(N)
+    for p in range(N):
+        a = labels[p]
+        if counts[a] - 1 < min_size:
+            continue
+        for t in range(n_tests):
+            sc[t, :] = sums[a, t, p, :]
+        la = _logp_from_sums(scal[a], sc, R, Sv, a, p, -1, counts[a] - 1, tmp)
+        best = 1e-12
+        for c in range(m):
+            if c == a:
+                continue
+            for t in range(n_tests):
+                sc[t, :] = sums[c, t, p, :]
+            g = la + _logp_from_sums(scal[c], sc, R, Sv, c, p, 1, counts[c] + 1, tmp) - logp[a] - logp[c]
+            if g > best:
+                best = g
+                target[p] = c
+                gain[p] = g
+    return target, gain
+
+
+@njit(cache=True)
+def exact_gains(X, labels, sig, R, Sv, scal, counts, logp, min_size):
+    """:func:`scan_gains` with exact member sums (:func:`trial_logp`): O(N n d)."""
+    N = X.shape[0]
+    m = scal.shape[0]
+    n_tests = X.shape[1] - 1
+    acc = np.empty((n_tests, 9))
+    tmp = np.empty((n_tests, 8))
+    target = np.full(N, -1, dtype=np.int64)
+    gain = np.zeros(N)
+    for p in range(N):
+        a = labels[p]
+        if counts[a] - 1 < min_size:
+            continue
+        la = trial_logp(X, labels, sig, R, Sv, scal, counts, p, a, -1, acc, tmp)
+        best = 1e-12
+        for c in range(m):
+            if c == a:
+                continue
+            g = la + trial_logp(X, labels, sig, R, Sv, scal, counts, p, c, 1, acc, tmp) - logp[a] - logp[c]
+            if g > best:
+                best = g
+                target[p] = c
+                gain[p] = g
+    return target, gain
+
+
+@njit(cache=True)
+def apply_candidates(X, labels, sig, R, Sv, scal, counts, logp, cand_p, cand_c, max_moves, min_size,
+                     log_alpha, until_independent):
+    """Apply the candidate moves (point ``cand_p[i]`` to cluster ``cand_c[i]``, in order) whose
+    exact gain, checked against the current state, is positive; at most ``max_moves``, stopping
+    early if ``until_independent`` and every cluster passes. Returns the number applied."""
+    n_tests = X.shape[1] - 1
+    acc = np.empty((n_tests, 9))
+    tmp = np.empty((n_tests, 8))
+    done = 0
+    for i in range(cand_p.shape[0]):
+        if done >= max_moves:
+            break
+        if until_independent:
+            ok = True
+            for c in range(logp.shape[0]):
+                if logp[c] <= log_alpha:
+                    ok = False
+            if ok:
+                break
+        p = cand_p[i]
+        c = cand_c[i]
+        a = labels[p]
+        if a == c or counts[a] - 1 < min_size:
+            continue
+        la = trial_logp(X, labels, sig, R, Sv, scal, counts, p, a, -1, acc, tmp)
+        lc = trial_logp(X, labels, sig, R, Sv, scal, counts, p, c, 1, acc, tmp)
+        if la + lc - logp[a] - logp[c] <= 1e-12:
+            continue
+        move(X, labels, sig, R, Sv, scal, counts, p, a, -1)
+        labels[p] = c
+        move(X, labels, sig, R, Sv, scal, counts, p, c, 1)
+        logp[a] = cluster_logp(scal[a], counts[a])
+        logp[c] = cluster_logp(scal[c], counts[c])
+        done += 1
+    return done

@@ -195,24 +195,9 @@ def incomplete_cholesky(X: np.ndarray, sig: np.ndarray, tol: float, max_rank: in
     ``tol * n`` (the residual is PSD, so ``||K - GG'||_2 <= tol n`` while ``||K||_2 <= n``),
     or at *max_rank* columns (default n). O(n r^2) time, n x r memory (Fine, Scheinberg 2001).
     """
-    n = X.shape[0]
-    Z = X / sig
-    r_max = n if max_rank is None else min(n, max_rank)
-    G = np.zeros((n, min(r_max, 64)))
-    dg = np.ones(n)
-    k = 0
-    while k < r_max and dg.sum() > tol * n:
-        i = int(np.argmax(dg))
-        if k == G.shape[1]:
-            G = np.hstack([G, np.zeros((n, min(r_max, 2 * k) - k))])
-        col = np.exp(-0.5 * np.sum((Z - Z[i]) ** 2, axis=1))
-        g = (col - G[:, :k] @ G[i, :k]) / np.sqrt(dg[i])
-        G[:, k] = g
-        dg -= g * g
-        dg[i] = 0.0
-        np.maximum(dg, 0.0, out=dg)
-        k += 1
-    return G[:, :k]
+    from .lowrank import pivoted_cholesky
+
+    return pivoted_cholesky(X / sig, tol, max_rank)[0]
 
 
 def _estimate_low_rank(X, n_neighbors, lo, hi, tol):

@@ -86,6 +86,7 @@ class ProductMixture(DataSource):
 
 class DirectLinkParams(Params):
     n_components: Literal[1, 3] = Field(3, description="States of the confounder (1 = none).")
+    n_variables: int = Field(2, ge=2, description="d (the paper: 2); the link is X1 -> X2 at any d.")
     strength: float = Field(4.0, description="The direct link: X2 += strength * X1.")
     n_per_component: int = Field(300, ge=2, description="n = n_per_component * m samples.")
     seed: int = Field(0, description="Random seed.")
@@ -93,6 +94,8 @@ class DirectLinkParams(Params):
 
 class DirectLink(DataSource):
     """The CLIC paper's second simulated set: the first set (d = 2) plus a direct link X1 -> X2.
+
+    ``n_variables`` > 2 carries it to more variables (the first set with that d, plus the same link).
 
     ``X2 += strength * X1``, so X1 and X2 stay dependent given the class (infinite
     rank in theory). ``truth["labels"]`` is the confounder's class.
@@ -108,12 +111,49 @@ class DirectLink(DataSource):
 
     def _load(self) -> Dataset:
         p = self.params
-        X, z = product_mixture(p.n_components, 2, p.n_per_component, p.seed)
+        X, z = product_mixture(p.n_components, p.n_variables, p.n_per_component, p.seed)
         X[:, 1] += p.strength * X[:, 0]
         return Dataset(
-            X, names=["X1", "X2"], discrete=False, truth={"labels": Partition(z)},
-            name=f"clic_sim_link(m={p.n_components})",
+            X, names=[f"X{j + 1}" for j in range(p.n_variables)], discrete=False,
+            truth={"labels": Partition(z)}, name=f"clic_sim_link(m={p.n_components}, d={p.n_variables})",
         )
+
+
+_LINKS = (lambda x: np.tanh(2 * x), lambda x: 2 * np.sin(x), lambda x: 0.5 * x**2, lambda x: x**3 / 3,
+          lambda x: np.exp(x / 2))
+
+
+class AdditiveNoiseTripleParams(Params):
+    kind: Literal["chain", "fork"] = Field("chain", description="X1 -> X2 -> X3, or X2 <- X1 -> X3.")
+    n_samples: int = Field(500, ge=10, description="Number of samples.")
+    seed: int = Field(0, description="Random seed (shapes, links, noise).")
+
+
+class AdditiveNoiseTriple(DataSource):
+    """Three variables with direct nonlinear links and no confounder (kernel_rank's negative control).
+
+    X1 is one of the first set's component shapes (standardised); each link is drawn from
+    tanh(2x), 2 sin x, x^2/2, x^3/3, exp(x/2) (two different ones), its output standardised
+    plus Gaussian noise of sd U(0.3, 1).
+    """
+
+    name = "anm_triple"
+    Params = AdditiveNoiseTripleParams
+    paper = PAPER
+
+    def _load(self) -> Dataset:
+        p = self.params
+        rng = np.random.default_rng(p.seed)
+        n = p.n_samples
+        x1 = _component_sample(rng, n)
+        x1 = x1 / x1.std()
+        f, g = (_LINKS[i] for i in rng.choice(len(_LINKS), 2, replace=False))
+        x2 = f(x1)
+        x2 = x2 / x2.std() + rng.uniform(0.3, 1.0) * rng.standard_normal(n)
+        x3 = g(x2 if p.kind == "chain" else x1)
+        x3 = x3 / x3.std() + rng.uniform(0.3, 1.0) * rng.standard_normal(n)
+        return Dataset(np.column_stack([x1, x2, x3]), names=["X1", "X2", "X3"], discrete=False,
+                       name=f"anm_triple({p.kind})")
 
 
 class WDBCParams(Params):
@@ -122,6 +162,10 @@ class WDBCParams(Params):
         min_length=1,
         description="Feature names of sklearn's load_breast_cancer (spaces or underscores).",
     )
+    n_samples: int | None = Field(None, ge=10, le=569, description="A seeded draw of this many masses "
+                                  "(without replacement); None = all 569.")
+    standardize: bool = Field(False, description="Scale each feature to mean 0, sd 1.")
+    seed: int = Field(0, description="Random seed of the draw.")
 
 
 class WDBC(DataSource):
@@ -153,7 +197,14 @@ class WDBC(DataSource):
                     f"wdbc: unknown feature {f!r}; choose among {[s.replace(' ', '_') for s in names]}."
                 )
             cols.append(names.index(key))
+        X, y = raw.data[:, cols], raw.target
+        if self.params.n_samples is not None:
+            rows = np.sort(np.random.default_rng(self.params.seed).choice(len(X), self.params.n_samples,
+                                                                          replace=False))
+            X, y = X[rows], y[rows]
+        if self.params.standardize:
+            X = (X - X.mean(0)) / X.std(0)
         return Dataset(
-            raw.data[:, cols], names=[names[c].replace(" ", "_") for c in cols], discrete=False,
-            truth={"labels": Partition(raw.target)}, name="wdbc",
+            X, names=[names[c].replace(" ", "_") for c in cols], discrete=False,
+            truth={"labels": Partition(y)}, name="wdbc",
         )

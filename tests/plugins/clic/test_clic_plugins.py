@@ -141,11 +141,49 @@ def test_composition_pc_explains_dependence_by_clic_labels():
 @pytest.mark.parametrize("rank, vote, conf", [(1, 1.0, 0.0), (2, 1.0, 1.0), (4, 1.0, 1.0), (5, 1.0, 0.0),
                                               (3, 2 / 3, 0.5), (3, 0.5, 0.5)])
 def test_kernel_rank_calibrated_rule(monkeypatch, rank, vote, conf):
+    from plugins.clic import evaluators
     from plugins.clic import rank as rank_module
 
     est = rank_module.RankEstimate(rank, (rank,) * 3, vote, np.ones(3))
     monkeypatch.setattr(rank_module, "estimate_rank", lambda *a, **k: est)
+    monkeypatch.setattr(evaluators, "_STATS", {})  # the statistics of this data are cached per process
     X, _ = product_mixture(2, 3, 60, 0)  # all pairs dependent
     ev = registry.create("kernel_rank").evaluate(Dataset(X))
     assert ev.metrics["pairwise_dependent"] == 1.0 and ev.metrics["confounder_confidence"] == conf
     assert ("direct causal links are the likely explanation" in ev.reading) == (rank == 1)
+
+
+def test_kernel_rank_readings_share_one_computation(monkeypatch):
+    from plugins.clic import evaluators
+    from plugins.clic import rank as rank_module
+
+    calls = []
+    real = rank_module.estimate_rank
+    monkeypatch.setattr(rank_module, "estimate_rank", lambda *a, **k: calls.append(1) or real(*a, **k))
+    monkeypatch.setattr(evaluators, "_STATS", {})
+    X, z = product_mixture(3, 3, 40, 1)
+    strict = registry.create("kernel_rank", min_vote=1.0).evaluate(Dataset(X), truth=Partition(z))
+    loose = registry.create("kernel_rank", low_rank=2, min_vote=0.5).evaluate(Dataset(X), truth=Partition(z))
+    assert len(calls) == 1 and strict.value == loose.value == 3
+    assert strict.metrics["rank_correct"] == 1.0
+    assert strict.metrics["confident"] == float(strict.metrics["confounder_confidence"] == 1.0)
+    assert loose.metrics["confounder_confidence"] == 0.0 and loose.metrics["confident"] == 0.0  # rank 3 > 2
+    registry.create("kernel_rank", n_neighbors=5).evaluate(Dataset(X))
+    assert len(calls) == 2  # other statistics' parameters: computed again
+    assert registry.create("kernel_rank")._statistics(X, fresh=True)[0] == 3 and len(calls) == 3
+
+
+def test_calibration_data_sources():
+    a = registry.load_data("anm_triple", kind="chain", n_samples=200, seed=3)
+    b = registry.load_data("anm_triple", kind="chain", n_samples=200, seed=3)
+    np.testing.assert_array_equal(a.X, b.X)
+    assert a.X.shape == (200, 3) and np.allclose(a.X[:, 0].std(), 1.0)
+    link = registry.load_data("clic_sim_link", n_components=1, n_variables=3, n_per_component=100, seed=0)
+    base = product_mixture(1, 3, 100, 0)[0]
+    np.testing.assert_allclose(link.X[:, 1], base[:, 1] + 4.0 * base[:, 0])
+    np.testing.assert_array_equal(link.X[:, [0, 2]], base[:, [0, 2]])
+    full = registry.load_data("wdbc", features=["mean_area"])
+    w = registry.load_data("wdbc", features=["mean_area"], n_samples=50, seed=1, standardize=True)
+    assert w.X.shape == (50, 1) and abs(w.X.mean()) < 1e-12 and abs(w.X.std() - 1) < 1e-12
+    rows = np.sort(np.random.default_rng(1).choice(569, 50, replace=False))
+    np.testing.assert_array_equal(w.truth["labels"].labels, full.truth["labels"].labels[rows])

@@ -152,3 +152,61 @@ def test_kernel_rank_switches_to_low_rank_above_the_size(monkeypatch):
     assert rank.estimate_rank(big).rank == 2 and calls == [160]
     ev = registry.create("kernel_rank", kernel="low_rank").evaluate(Dataset(small))
     assert ev.value == 2 and calls == [160, 140]
+
+
+def _state_with_wrong_points(seed=1):
+    X, z = product_mixture(3, 3, 60, seed)
+    X = np.ascontiguousarray(X)
+    labels = z.astype(np.int64).copy()
+    flip = np.random.default_rng(0).choice(len(z), 20, replace=False)
+    labels[flip] = (labels[flip] + 1) % 3
+    sig = cluster_bandwidths(X, labels, 3)
+    R, Sv, scal, counts = K.build_state(X, labels, 3, sig)
+    return X, labels, sig, R, Sv, scal, counts, K.all_cluster_logp(scal, counts)
+
+
+def test_clic_low_rank_scores_equal_exact_within_the_tolerance():
+    from plugins.clic.lowrank import features, member_sums, pivoted_cholesky
+
+    X, labels, sig, R, Sv, scal, counts, logp = _state_with_wrong_points()
+    target, gain = K.exact_gains(X, labels, sig, R, Sv, scal, counts, logp, 10)
+    assert gain.max() > 1  # moves matter here
+    for tol, atol in ((1e-12, 1e-6), (1e-3, 0.1)):  # full rank: equal; the default: close
+        f = features(X, labels, sig, tol, 1000)
+        t_low, g_low = K.scan_gains(member_sums(f, labels, R, Sv), labels, R, Sv, scal, counts, logp, 10)
+        np.testing.assert_allclose(g_low, gain, atol=atol)
+        assert np.argmax(g_low) == np.argmax(gain)
+    assert (t_low == target).mean() > 0.95
+    Z = X[labels == 0] / sig[0]
+    G, piv = pivoted_cholesky(Z, 1e-3)
+    Kx = np.exp(-0.5 * ((Z[:, None, :] - Z[None, :, :]) ** 2).sum(-1))
+    assert G.shape[1] < len(Z) and np.trace(Kx - G @ G.T) <= 1e-3 * len(Z) + 1e-9  # the stated tolerance
+
+
+def test_clic_low_rank_mode_equals_exact_on_small_data(monkeypatch):
+    from plugins.clic import rank
+
+    X = product_mixture(3, 3, 60, 1)[0]
+    kw = {"n_components": 3, "init": "random", "seed": 0, "max_iter": 2}
+    exact = registry.create("clic", kernel="exact", **kw).partition(X)
+    low = registry.create("clic", kernel="low_rank", moves_per_scan=1, **kw).partition(X)
+    assert exact.info["moves"] == 20 and exact.info["kernel"] == "exact" and low.info["kernel"] == "low_rank"
+    np.testing.assert_array_equal(low.labels, exact.labels)
+    np.testing.assert_allclose(low.info["pvalues"], exact.info["pvalues"], rtol=1e-9)
+    monkeypatch.setattr(rank, "LOW_RANK_MIN_N", 150)  # auto: low-rank above the size
+    auto = registry.create("clic", **{**kw, "max_iter": 1}).partition(X)
+    assert auto.info["kernel"] == "low_rank" and auto.info["moves_per_scan"] == 1
+
+
+def test_batch_moves_apply_only_exactly_improving_candidates():
+    X, labels, sig, R, Sv, scal, counts, logp = _state_with_wrong_points()
+    target, gain = K.exact_gains(X, labels, sig, R, Sv, scal, counts, logp, 10)
+    bad = np.flatnonzero(target < 0)[:5]  # no improving move: proposed anyway, must be refused
+    before = _objective(X, labels, 3, sig)
+    cand = np.concatenate([bad, np.argsort(-gain)[:8]])
+    tgt = np.concatenate([(labels[bad] + 1) % 3, target[np.argsort(-gain)[:8]]])
+    n = K.apply_candidates(X, labels, sig, R, Sv, scal, counts, logp, cand, tgt, 6, 10, np.log(0.05), False)
+    assert 1 <= n <= 6 and not np.any(labels[bad] != _state_with_wrong_points()[1][bad])
+    after = _objective(X, labels, 3, sig)
+    assert after < before - 1
+    np.testing.assert_allclose(-logp.sum(), after, rtol=1e-8)  # the running state stays exact
