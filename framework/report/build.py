@@ -96,6 +96,9 @@ def summary_lines(report: Report) -> list[str]:
             ", ".join(col.unreported) + " (sub-metrics: report them with `write_report(..., metrics=[...])`)" if col.unreported else "",
             ", ".join(col.descriptive) + " (descriptive: neither better nor worse)" if col.descriptive else "",
         ])) + ".")
+    if col.undefined:
+        lines.append(f"Undefined values (NaN, e.g. a reading that is not identifiable) left out of the "
+                     f"tables, ranks and tests: {col.undefined}; they are in results.csv.")
     if col.timings:
         lines.append("Also measured: " + ", ".join(col.timings) + " (report them with `--metrics`).")
     if col.same_data:

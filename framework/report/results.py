@@ -19,6 +19,7 @@ the seconds the step took.
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
@@ -69,6 +70,7 @@ class Collection:
     timings: list[str] = field(default_factory=list)  # timings measured but not asked for
     same_data: int = 0  # (data, seed) pairs whose data every pipeline saw identically (by hash)
     machine: dict[str, Any] = field(default_factory=dict)  # hosts, cores, load range of the runs
+    undefined: int = 0  # NaN values of reported metrics (e.g. "not identifiable"), left out of tables
 
     def methods(self) -> list[str]:
         return sorted({r.method for r in self.results}, key=natural_key)
@@ -142,13 +144,14 @@ def collect(rows: Sequence[Mapping[str, Any]], grid: str | None = None,
         everything.append(Result(labels[_method_key(r, step)], r["data_label"] or "data",
                                  int(r["seed"] or 0), shown, value, r["method"], r["pipeline"],
                                  json.dumps(r["source_params"] or {}, sort_keys=True), shape))
-    results = [r for r in everything if r.metric in infos]
+    results = [r for r in everything if r.metric in infos and not math.isnan(r.value)]
+    undefined = sum(r.metric in infos and math.isnan(r.value) for r in everything)
     infos = {k: v for k, v in infos.items() if any(r.metric == k for r in results)}
     failed = [r for r in kept if r["status"] != "done"]
     versions = next((r["versions"] for r in reversed(kept) if r.get("versions")), {})
     return Collection(results, infos, sorted(descriptive), len(latest), replaced,
                       failed, grid, versions, everything, sorted(unreported),
-                      sorted(timings, key=natural_key), same_data, _machine(kept))
+                      sorted(timings, key=natural_key), same_data, _machine(kept), undefined)
 
 
 def _machine(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:

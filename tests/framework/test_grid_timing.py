@@ -189,3 +189,16 @@ def test_report_cli_writes_ratios_and_growth(toys, tmp_path):
     text = (out / "report.md").read_text()
     assert "### time relative to halves (file_halves)" in text and "### Growth with n" in text
     assert "Same data: every pipeline saw identical data (by hash) on each of the 6" in text
+
+
+def test_undefined_values_are_left_out_of_the_tables_and_counted():
+    rows = [_row("a", "h", seed=s) for s in range(3)]
+    for r, v in zip(rows, (0.5, float("nan"), 0.7)):
+        ev = {**r, "step": "ev", "kind": "evaluate", "on_step": "s", "plugin": "silhouette",
+              "metrics": {"silhouette": v}}
+        rows.append(ev)
+    report = build_report(rows, metrics=["silhouette"])
+    (cell,) = report.sections[0].cells
+    assert (cell.n, cell.mean) == (2, pytest.approx(0.6))
+    assert report.collection.undefined == 1
+    assert len([r for r in report.collection.everything if r.metric == "silhouette"]) == 3
