@@ -9,8 +9,6 @@
   can beat.
 """
 
-from __future__ import annotations
-
 from typing import Any, Literal
 
 import numpy as np
