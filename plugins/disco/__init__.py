@@ -1,5 +1,5 @@
 """DISCO: exact density-based internal score with noise, the DBCV baseline, and
-automatic parameters for density partitioners chosen by DISCO."""
+automatic parameters for density partitioners chosen by DISCO, and density benchmark data."""
 
 from framework import hookimpl
 
@@ -8,6 +8,7 @@ from framework import hookimpl
 def macrocause_register_plugins(register):
     from .auto import DiscoAuto
     from .evaluator import DBCV, Disco
+    from .sources import DensityBlobs, LabelledCSV
 
-    for cls in (Disco, DBCV, DiscoAuto):
+    for cls in (Disco, DBCV, DiscoAuto, DensityBlobs, LabelledCSV):
         register(cls)

@@ -1,6 +1,7 @@
-"""DISCO at sub-quadratic cost: core distances from a KD-tree, the exact MST of
-mutual reachability (Boruvka), its single-linkage dendrogram, and one pass per
-cluster over the merges. No n x n matrix is ever built.
+"""DISCO without an n x n matrix: core distances and the exact MST of mutual
+reachability (Boruvka over a KD-tree in low dimension, over blocked matrix products in
+high dimension, chosen by a measured cost model), its single-linkage dendrogram, and
+one pass per cluster over the merges.
 """
 
 from __future__ import annotations
@@ -9,7 +10,10 @@ import numpy as np
 
 from framework.errors import DataValidationError
 
-__all__ = ["core_distances", "mutual_reachability_mst", "dendrogram", "disco_samples", "encode_labels", "prepare"]
+__all__ = ["BACKENDS", "choose_backend", "core_distances", "mutual_reachability_mst", "dendrogram", "disco_samples",
+           "encode_labels", "prepare"]
+
+BACKENDS = ("auto", "tree", "blocked", "dense")
 
 
 def encode_labels(labels: np.ndarray) -> tuple[np.ndarray, int]:
@@ -38,18 +42,33 @@ def core_distances(X: np.ndarray, min_points: int) -> tuple[np.ndarray, np.ndarr
     return dist[:, -1].copy(), idx
 
 
-# KD-tree pruning fails in high dimension; there Prim's O(n^2 d) scan (distances computed on
-# the fly, O(n) memory) is faster up to moderate n (optdigits, 64-D: 0.8 s against 4.3 s).
-PRIM_MIN_DIM = 32
-PRIM_MAX_N = 50_000
+# Cost model, measured (tree / blocked time on 10 Gaussian clusters, d = 4..24): the
+# KD-tree's time grows about geometrically with d (x1.12 per dimension), the blocked
+# products' as n^2 d; they break even at d = 19 for n = 5,000 and d = 25 for n = 20,000,
+# i.e. 3 dimensions more per doubling of n (the tree's n log n beats n^2 for longer).
+TREE_BREAK_EVEN_DIM = 19.0  # at n = 5,000
+TREE_DIM_PER_DOUBLING = 3.0
+
+
+def tree_max_dim(n: int) -> float:
+    """Largest dimension at which the KD-tree Boruvka is expected to beat the blocked one."""
+    import math
+
+    return TREE_BREAK_EVEN_DIM + TREE_DIM_PER_DOUBLING * math.log2(max(n, 2) / 5000)
+
+
+def choose_backend(n: int, d: int) -> str:
+    """``"tree"`` (Boruvka over a KD-tree) or ``"blocked"`` (Boruvka over BLAS blocks)
+    for n points in d dimensions, by the measured break-even dimension."""
+    return "tree" if d <= tree_max_dim(n) else "blocked"
 
 
 def mutual_reachability_mst(X: np.ndarray, core: np.ndarray, knn: np.ndarray, leaf_size: int = 32,
-                            method: str = "auto"):
+                            method: str = "boruvka"):
     """Exact MST of ``d_m(x, y) = max(core(x), core(y), |x - y|)``.
 
-    ``method``: ``"boruvka"`` (over a KD-tree), ``"prim"`` (O(n^2) time, no matrix) or
-    ``"auto"`` (Prim when d >= 32 and n <= 50,000, else Boruvka).
+    ``method``: ``"boruvka"`` (over a KD-tree) or ``"prim"`` (O(n^2) time, no matrix; the
+    test reference).
     Returns ``(u, v, w)``: the n - 1 edges in original point indices.
     """
     from sklearn.neighbors import KDTree
@@ -59,7 +78,7 @@ def mutual_reachability_mst(X: np.ndarray, core: np.ndarray, knn: np.ndarray, le
     n, d = X.shape
     if n == 1:
         return np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0)
-    if method == "prim" or (method == "auto" and d >= PRIM_MIN_DIM and n <= PRIM_MAX_N):
+    if method == "prim":
         return prim_mst_dense(np.ascontiguousarray(X), np.ascontiguousarray(core))
     tree = KDTree(X, leaf_size=leaf_size)
     _, order, node_data, bounds = tree.get_arrays()
@@ -89,17 +108,31 @@ def dendrogram(n: int, u: np.ndarray, v: np.ndarray, w: np.ndarray):
     return single_linkage(n, u, v, np.argsort(w, kind="stable"), w)
 
 
-def prepare(X: np.ndarray, min_points: int = 5):
+def prepare(X: np.ndarray, min_points: int = 5, backend: str = "auto"):
     """Everything DISCO needs that does not depend on the labels: the core distances and
-    the single-linkage merges of the mutual-reachability MST (reuse it across labellings)."""
+    the single-linkage merges of the mutual-reachability MST (reuse it across labellings).
+
+    ``backend``: ``"tree"``, ``"blocked"`` or ``"auto"`` (:func:`choose_backend`); both give
+    the same exact values.
+    """
     X = np.ascontiguousarray(X, dtype=np.float64)
-    n = X.shape[0]
-    core, knn = core_distances(X, min_points)
-    u, v, w = mutual_reachability_mst(X, core, knn)
+    n, d = X.shape
+    if backend == "auto":
+        backend = choose_backend(n, d)
+    if backend == "blocked":
+        from ._blocked import blocked_mst
+
+        if n < min_points:
+            core_distances(X, min_points)  # raises the clear error
+        core, (u, v, w) = blocked_mst(X, min_points)
+    else:
+        core, knn = core_distances(X, min_points)
+        u, v, w = mutual_reachability_mst(X, core, knn)
     return (core, *dendrogram(n, u, v, w))
 
 
-def disco_samples(X: np.ndarray, labels: np.ndarray, min_points: int = 5, prepared=None) -> np.ndarray:
+def disco_samples(X: np.ndarray, labels: np.ndarray, min_points: int = 5, prepared=None,
+                  backend: str = "auto") -> np.ndarray:
     """Per-point DISCO values.
 
     Parameters
@@ -112,6 +145,9 @@ def disco_samples(X: np.ndarray, labels: np.ndarray, min_points: int = 5, prepar
         Core-distance parameter (the point itself counted).
     prepared : tuple, optional
         The output of :func:`prepare` for the same ``X`` and ``min_points``.
+    backend : {"auto", "tree", "blocked", "dense"}
+        How the MST is built (:func:`prepare`); ``"dense"`` computes everything from
+        n x n matrices as the authors' code does (the reference; O(n^2) memory).
 
     Returns
     -------
@@ -120,7 +156,15 @@ def disco_samples(X: np.ndarray, labels: np.ndarray, min_points: int = 5, prepar
     """
     from ._kernels import disco_from_dendrogram
 
+    if backend not in BACKENDS:
+        raise ValueError(f"The 'backend' parameter of disco must be one of {list(BACKENDS)}. Got {backend!r} instead.")
     n = X.shape[0]
+    if backend == "dense" and prepared is None:
+        from ._dense import dense_disco_samples
+
+        if n < min_points:
+            core_distances(X, min_points)  # raises the clear error
+        return dense_disco_samples(X, labels, min_points)
     codes, k = encode_labels(labels)
     if prepared is None:
         if n < min_points:
@@ -130,5 +174,5 @@ def disco_samples(X: np.ndarray, labels: np.ndarray, min_points: int = 5, prepar
     has_noise = bool((codes < 0).any())
     if k == 1 and not has_noise:
         return np.zeros(n)
-    core, left, right, height = prepare(X, min_points) if prepared is None else prepared
+    core, left, right, height = prepare(X, min_points, backend) if prepared is None else prepared
     return disco_from_dendrogram(left, right, height, codes, k, core, k == 1 and has_noise)

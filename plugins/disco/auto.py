@@ -16,6 +16,9 @@ EPS_QUANTILES = (0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.98, 0.995)
 MIN_CLUSTER_SIZES = (5, 10, 15, 25, 40, 60, 100)
 MIN_CLUSTERS = 2  # a labelling with fewer clusters is degenerate
 MAX_NOISE_FRACTION = 0.5  # ... and so is one that calls more than this fraction of the points noise
+# rule "finest" (chosen by leave-one-dataset-out on shared/data/clustering, see the docs):
+MAX_LARGEST_FRACTION = 0.9  # a labelling whose largest cluster holds more of the points is not admitted
+DISCO_TOLERANCE = 0.1  # admitted labellings within this of the best DISCO compete on their number of clusters
 
 
 class DiscoAutoParams(Params):
@@ -28,10 +31,12 @@ class DiscoAutoParams(Params):
     fixed: dict[str, Any] = Field(default_factory=dict, description="Parameters passed unchanged to every run.")
     min_points: int = Field(5, ge=1, description="min_points of the DISCO used to rank the labellings.")
     seed: int = Field(0, description="Passed to the partitioner when it takes a seed.")
-    rule: Literal["structured", "disco"] = Field(
-        "structured",
-        description="'structured': best DISCO among the non-degenerate labellings (>= 2 clusters, at most half "
-        "the points noise), all labellings only when none is; 'disco': best DISCO over the whole grid.",
+    rule: Literal["finest", "structured", "disco"] = Field(
+        "finest",
+        description="'finest': among the non-degenerate labellings whose largest cluster holds at most 90% of the "
+        "points, those within 0.1 of the best DISCO, the one with the most clusters; 'structured': best DISCO "
+        "among the non-degenerate labellings (>= 2 clusters, at most half the points noise); 'disco': best "
+        "DISCO over the whole grid (the paper's). Each falls back to the next when nothing is admitted.",
     )
 
 
@@ -40,11 +45,16 @@ class DiscoAuto(Partitioner):
     """Runs a density partitioner over a small grid and keeps the labelling with the best DISCO.
 
     Selection (``rule``): a labelling is *degenerate* when it has fewer than 2
-    clusters or calls more than half of the points noise. ``"structured"`` (the
-    default) keeps the best DISCO among the non-degenerate labellings, and the best
-    over all of them only when every one is degenerate; ``"disco"`` keeps the best
-    DISCO over the whole grid (the rule before, where one cluster with a few noise
-    points could win). Ties go to the first grid point. No ground truth is used.
+    clusters or calls more than half of the points noise. ``"finest"`` (the default,
+    chosen by leave-one-dataset-out on the shared clustering sets) admits the
+    non-degenerate labellings whose largest cluster holds at most 90% of the points,
+    keeps those within 0.1 of the best admitted DISCO, and picks the one with the
+    most clusters (then the higher DISCO): DISCO favours merged clusters, and a
+    near-best finer labelling was the better one on held-out sets. ``"structured"``
+    keeps the best DISCO among the non-degenerate labellings; ``"disco"`` keeps the
+    best DISCO over the whole grid (the paper's use, where one cluster with a few
+    noise points can win). When a rule admits nothing it falls back to the next one.
+    Ties go to the first grid point. No ground truth is used.
 
     The automatic grid (``grid=None``) comes from the partitioner's classmethod
     ``auto_grid(data) -> dict[str, list]`` when it has one; otherwise from its parameter names: ``eps`` over quantiles of the
@@ -153,11 +163,23 @@ def is_degenerate(n_clusters: int, n_noise: int, n: int) -> bool:
     return n_clusters < MIN_CLUSTERS or n_noise > MAX_NOISE_FRACTION * n
 
 
-def select(records: list[dict[str, Any]], rule: str = "structured") -> int | None:
-    """Index of the chosen grid record (first of equal DISCO values); None when every one was refused."""
+def largest_fraction(labels: np.ndarray) -> float:
+    """Share of all points (noise included in the count) held by the largest cluster."""
+    kept = labels[labels >= 0]
+    return float(np.unique(kept, return_counts=True)[1].max() / labels.size) if kept.size else 0.0
+
+
+def select(records: list[dict[str, Any]], rule: str = "finest") -> int | None:
+    """Index of the chosen grid record (first of equal keys); None when every one was refused."""
     scored = [i for i, r in enumerate(records) if r["labels"] is not None]
-    if rule == "structured":
-        scored = [i for i in scored if not records[i]["degenerate"]] or scored
+    if rule in ("finest", "structured"):
+        structured = [i for i in scored if not records[i]["degenerate"]]
+        admitted = [i for i in structured if largest_fraction(records[i]["labels"]) <= MAX_LARGEST_FRACTION]
+        if rule == "finest" and admitted:
+            best = max(records[i]["disco"] for i in admitted)
+            near = [i for i in admitted if records[i]["disco"] >= best - DISCO_TOLERANCE]
+            return max(near, key=lambda i: (records[i]["n_clusters"], records[i]["disco"]))
+        scored = structured or scored
     return max(scored, key=lambda i: records[i]["disco"], default=None)
 
 
