@@ -66,7 +66,7 @@ class Grid(BaseModel):
     name: str = "grid"
     data: list[DataSpec] = Field(min_length=1)
     pipelines: list[str | dict[str, Any]] = Field(min_length=1)
-    seeds: list[int] | int = 1
+    seeds: list[int] | int = Field(1, validate_default=True)
     timeout: float | None = Field(None, gt=0, description="Seconds per run (local executor).")
     repeat: int = Field(1, ge=1, le=100, strict=True,
                         description="Timed executions of each run in its worker; times are their medians.")
@@ -215,6 +215,8 @@ def run_task(task: Task) -> Outcome:
     try:
         registry.load_files(task.plugins)
         records, data = run_repeated(pipe, task.repeat, task.warmup)
+        if task.plugins:  # so that a report can load the evaluators these records name
+            data = {**data, "plugin_files": list(task.plugins)}
         out.records = [{**r, **data} for r in records]
     except Exception as exc:
         out.records = [asdict(StepRecord("<run>", "run", None, {}, status="failed",

@@ -130,14 +130,18 @@ def _log_axis(ax, values: np.ndarray) -> None:
 
 def plot_growth(fits: Sequence[Growth], info: MetricInfo, param: str, path: str | Path) -> Path:
     """Save a log-log figure of *fits* (one metric: median over seeds against *param*, a line
-    per method and setting, its growth exponent in the legend) to *path* (PNG)."""
+    per method and setting, its growth exponent in the legend) to *path* (PNG). Medians of 0
+    (a peak memory below the measurement's resolution) are left out of the figure."""
     plt = _plt()
     fig, ax = plt.subplots(figsize=(6.4, 4.2))
     cmap = plt.get_cmap("tab10")
     for i, g in enumerate(fits):
         name = g.method + (f" [{g.setting}]" if g.setting else "")
         slope = "" if math.isnan(g.exponent) else f"  (slope {g.exponent:.2f})"
-        ax.plot(g.sizes, g.medians, marker="o", ms=4, lw=1.4, color=cmap(i % 10),
+        shown = [(x, v) for x, v in zip(g.sizes, g.medians) if v > 0]  # 0 has no place on a log axis
+        if not shown:
+            continue
+        ax.plot(*zip(*shown), marker="o", ms=4, lw=1.4, color=cmap(i % 10),
                 ls="-" if i < 10 else "--", label=textwrap.shorten(name, 48) + slope)
     from matplotlib.ticker import FuncFormatter, NullFormatter
 

@@ -191,6 +191,45 @@ def test_report_cli_writes_ratios_and_growth(toys, tmp_path):
     assert "Same data: every pipeline saw identical data (by hash) on each of the 6" in text
 
 
+def test_report_loads_the_grid_plugin_files_for_their_metric_directions(toys, tmp_path, plugin_registry):
+    evaluator = PLUGIN_FILE + '''
+
+from framework import Evaluation, Evaluator
+
+
+class Smallness(Evaluator):
+    name = "file_smallness"
+    higher_is_better = False
+
+    def _evaluate(self, data, result, truth):
+        return Evaluation(float(result.n_clusters))
+
+
+@hookimpl
+def macrocause_register_plugins(register):
+    register(Smallness)
+'''
+    (tmp_path / "halves.py").write_text(evaluator.replace(
+        "@hookimpl\ndef macrocause_register_plugins(register):\n    register(Halves)\n", "", 1))
+    (tmp_path / "p.yaml").write_text("name: s\nsteps:\n  - {id: sign, partition: toy_threshold}\n"
+                                     "  - {evaluate: file_smallness, on: sign}\n")
+    (tmp_path / "grid.yaml").write_text("name: t\ndata: [{source: toy_source}]\npipelines: [p.yaml]\n"
+                                        "plugins: [halves.py]\n")
+    grid, base = Grid.from_yaml(tmp_path / "grid.yaml")
+    assert [t.pipeline.seed for t in grid.tasks(base)] == [0]  # no `seeds:`: one seed, 0
+    with ResultStore(tmp_path / "s.db") as store:
+        compare(grid, store, base=base, progress=False)
+        rows = store.results("t")
+    from framework import registry
+
+    registry.reset(None)  # a fresh process: the report alone must find the evaluator
+    try:
+        report = build_report(rows, "t", metrics=["file_smallness"])
+    finally:
+        registry.reset(plugin_registry)
+    assert report.sections[0].info.direction == "lower is better"
+
+
 def test_undefined_values_are_left_out_of_the_tables_and_counted():
     rows = [_row("a", "h", seed=s) for s in range(3)]
     for r, v in zip(rows, (0.5, float("nan"), 0.7)):
