@@ -92,3 +92,45 @@ class Digits(DataSource):
         d = load_digits()
         return Dataset(d.data, names=[f"px{i}" for i in range(d.data.shape[1])], discrete=False,
                        truth={"labels": Partition(d.target)}, name="digits")
+
+
+class SyntheticFSParams(Params):
+    n_samples: int = Field(200, ge=4, description="Number of samples.")
+    n_features: int = Field(20000, ge=2, description="Number of features.")
+    n_classes: int = Field(5, ge=2, description="Number of classes (equal sizes, up to one sample).")
+    n_informative: int = Field(50, ge=1, description="The first n_informative features carry the classes.")
+    shift: float = Field(2.0, gt=0, description="Mean shift of informative feature j in class j mod n_classes.")
+    seed: int = Field(0, description="Random seed of the samples.")
+
+
+class SyntheticFS(DataSource):
+    """Synthetic feature-selection data: Gaussian noise, classes shifting a few features.
+
+    Every entry is ``N(0, 1)``; informative feature j (one of the first ``n_informative``)
+    is shifted by ``shift`` in the samples of class ``j mod n_classes`` (sample i is in
+    class ``i mod n_classes``); every other feature is pure noise. ``truth["labels"]`` is the class of each sample. Meant
+    for time and memory growth studies of the selectors (any n and d, including d >> n) and
+    as a known answer (a good selector ranks the informative features first).
+    """
+
+    name = "fs_synthetic"
+    Params = SyntheticFSParams
+    paper = "ours (a Gaussian class-mean model for selector benchmarks)"
+
+    @classmethod
+    def example(cls) -> Example:
+        return Example({"n_samples": 30, "n_features": 40, "n_classes": 3, "n_informative": 4},
+                       Dataset(np.zeros((1, 1))))
+
+    def _load(self) -> Dataset:
+        p = self.params
+        if p.n_informative > p.n_features:
+            raise DataValidationError(
+                f"The 'n_informative' parameter of fs_synthetic must be <= n_features ({p.n_features}). "
+                f"Got {p.n_informative} instead.")
+        rng = np.random.default_rng(p.seed)
+        y = np.arange(p.n_samples) % p.n_classes
+        X = rng.standard_normal((p.n_samples, p.n_features))
+        X[:, : p.n_informative] += p.shift * (y[:, None] == np.arange(p.n_informative) % p.n_classes)
+        return Dataset(X, discrete=False, truth={"labels": Partition(y)},
+                       name=f"fs_synthetic_{p.n_samples}x{p.n_features}")
