@@ -17,13 +17,42 @@ from framework.roles import Example
 
 class MatFileParams(Params):
     path: str = Field(..., description="A MATLAB v5 .mat file with X/Y or fea/gnd (rows = samples).")
+    n_samples: int | None = Field(None, ge=2, description="None = every sample; else a seeded draw of this "
+                                  "many, stratified by class (each class in proportion).")
+    seed: int = Field(0, description="Seed of the draw (with n_samples).")
+
+
+def stratified_draw(y: np.ndarray, n: int, seed: int) -> np.ndarray:
+    """Sorted indices of *n* samples drawn without replacement, each class in proportion to its
+    size (largest remainders round up), from one seeded permutation."""
+    rng = np.random.default_rng(seed)
+    classes, counts = np.unique(y, return_counts=True)
+    share = n * counts / y.size
+    take = np.floor(share).astype(np.int64)
+    take[np.argsort(-(share - take), kind="stable")[: n - take.sum()]] += 1
+    order = rng.permutation(y.size)
+    return np.sort(np.concatenate([order[y[order] == c][:t] for c, t in zip(classes, take)]))
+
+
+def subsample(ds: Dataset, n: int | None, seed: int, source: str) -> Dataset:
+    """*ds* restricted to :func:`stratified_draw` of its labels (unchanged when n is None)."""
+    if n is None:
+        return ds
+    y = ds.truth["labels"].labels
+    if n > y.size:
+        raise DataValidationError(f"The 'n_samples' parameter of {source} must be <= {y.size} (the samples of "
+                                  f"{ds.name}). Got {n} instead.")
+    idx = stratified_draw(y, n, seed)
+    return Dataset(ds.X[idx], names=ds.names, discrete=False, truth={"labels": Partition(y[idx])},
+                   name=f"{ds.name}_{n}")
 
 
 class MatFile(DataSource):
     """A feature-selection data set from a MATLAB .mat file: ``X``/``Y`` or ``fea``/``gnd``.
 
     Rows are samples. ``truth["labels"]`` is the class of each sample (a Partition); the
-    data set is named after the file.
+    data set is named after the file. With ``n_samples``, a seeded class-stratified draw of
+    that many samples (for runs that must stay short; say so where figures are reported).
 
     References
     ----------
@@ -65,11 +94,13 @@ class MatFile(DataSource):
         if y.size != X.shape[0]:
             raise DataValidationError(f"mat: {y.size} labels for {X.shape[0]} samples in {f.name}.")
         _, codes = np.unique(y, return_inverse=True)
-        return Dataset(X, discrete=False, truth={"labels": Partition(codes)}, name=f.stem)
+        ds = Dataset(X, discrete=False, truth={"labels": Partition(codes)}, name=f.stem)
+        return subsample(ds, self.params.n_samples, self.params.seed, self.name)
 
 
 class DigitsParams(Params):
-    pass
+    n_samples: int | None = Field(None, ge=2, description="None = all 1797; else a seeded class-stratified draw.")
+    seed: int = Field(0, description="Seed of the draw (with n_samples).")
 
 
 class Digits(DataSource):
@@ -90,8 +121,9 @@ class Digits(DataSource):
         from sklearn.datasets import load_digits
 
         d = load_digits()
-        return Dataset(d.data, names=[f"px{i}" for i in range(d.data.shape[1])], discrete=False,
-                       truth={"labels": Partition(d.target)}, name="digits")
+        ds = Dataset(d.data, names=[f"px{i}" for i in range(d.data.shape[1])], discrete=False,
+                     truth={"labels": Partition(d.target)}, name="digits")
+        return subsample(ds, self.params.n_samples, self.params.seed, self.name)
 
 
 class SyntheticFSParams(Params):

@@ -182,3 +182,17 @@ def test_fs_synthetic_shifts_only_the_informative_features():
     assert sorted(lap.tolist()) == [0, 1, 2, 3, 4]
     with pytest.raises(DataValidationError, match="'n_informative' parameter of fs_synthetic must be <= n_features"):
         registry.create("fs_synthetic", n_features=3, n_informative=5).load()
+
+
+def test_stratified_draw_keeps_class_shares_and_is_seeded():
+    from plugins.cause_fs.sources import stratified_draw
+
+    y = np.repeat([0, 1, 2], [50, 30, 20])
+    idx = stratified_draw(y, 10, seed=3)
+    assert np.bincount(y[idx]).tolist() == [5, 3, 2]
+    assert np.array_equal(idx, stratified_draw(y, 10, seed=3)) and np.all(np.diff(idx) > 0)
+    assert not np.array_equal(idx, stratified_draw(y, 10, seed=4))
+    ds = registry.create("digits", n_samples=100, seed=1).load()
+    assert ds.shape == (100, 64) and np.bincount(ds.truth["labels"].labels).min() >= 9
+    with pytest.raises(DataValidationError, match="'n_samples' parameter of digits must be <= 1797"):
+        registry.create("digits", n_samples=5000).load()
