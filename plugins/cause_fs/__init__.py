@@ -16,7 +16,7 @@ def macrocause_register_plugins(register):
 
 @hookimpl
 def macrocause_register_data_sources(register):
-    from .sources import Digits, MatFile
+    from .sources import Digits, MatFile, SyntheticFS
 
-    for cls in (MatFile, Digits):
+    for cls in (MatFile, Digits, SyntheticFS):
         register(cls)

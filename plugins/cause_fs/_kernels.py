@@ -1,5 +1,5 @@
 """Numba kernels of CAUSE-FS: the row-wise simplex problems of Eqs. (9)-(12) on sparse candidate
-sets, the k-NN scan, and Ward linkage (1-D intervals; in place on condensed distances)."""
+sets and Ward linkage (1-D intervals; in place on condensed distances)."""
 
 from __future__ import annotations
 
@@ -107,57 +107,6 @@ def simplex_rows(A, cand, nb_indptr, nb_indices, nb_data, coef, gamma, k, rows):
         if bound < np.inf and -bound / (2.0 * g) - theta > 0.0:
             exact[r] = False
     return out_idx, out_val, out_cnt, exact
-
-
-@njit(cache=True)
-def nearest_rows(A, K):
-    """The K nearest rows of A (squared Euclidean) to each row, itself included, ascending.
-
-    One pass over all pairs with a size-K max-heap per row: O(n^2 h) time, O(nK) memory.
-    """
-    n, h = A.shape
-    out = np.empty((n, K), dtype=np.int64)
-    hd = np.empty(K)
-    hi = np.empty(K, dtype=np.int64)
-    for i in range(n):
-        cnt = 0
-        for j in range(n):
-            d = 0.0
-            for c in range(h):
-                t = A[i, c] - A[j, c]
-                d += t * t
-            if cnt < K:  # sift up
-                p = cnt
-                cnt += 1
-                while p > 0:
-                    q = (p - 1) // 2
-                    if hd[q] >= d:
-                        break
-                    hd[p] = hd[q]
-                    hi[p] = hi[q]
-                    p = q
-                hd[p] = d
-                hi[p] = j
-            elif d < hd[0]:  # replace the root, sift down
-                p = 0
-                while True:
-                    lc = 2 * p + 1
-                    if lc >= K:
-                        break
-                    m = lc
-                    if lc + 1 < K and hd[lc + 1] > hd[lc]:
-                        m = lc + 1
-                    if hd[m] <= d:
-                        break
-                    hd[p] = hd[m]
-                    hi[p] = hi[m]
-                    p = m
-                hd[p] = d
-                hi[p] = j
-        o = np.argsort(hd[:cnt], kind="mergesort")
-        for q in range(cnt):
-            out[i, q] = hi[o[q]]
-    return out
 
 
 @njit(cache=True)

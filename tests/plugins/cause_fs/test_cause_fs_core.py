@@ -148,3 +148,51 @@ def test_nearest_rows_matches_brute_force():
     D = ((A[:, None] - A[None]) ** 2).sum(-1)
     got = S.nearest(A, 6)
     np.testing.assert_array_equal(got, np.argsort(D, axis=1, kind="stable")[:, :6])
+
+
+def _brute_nearest(A, K):
+    D = ((A[:, None] - A[None]) ** 2).sum(-1)
+    return np.argsort(D, axis=1, kind="stable")[:, : min(K, A.shape[0])]
+
+
+@pytest.mark.parametrize("method, params", [("cause_fs", {"n_clusters": 4, "max_iter": 4}),
+                                            ("sogfs", {"n_clusters": 4, "max_iter": 4})])
+def test_tree_neighbours_give_the_brute_force_selection(monkeypatch, method, params):
+    """The k-d tree search of ``nearest`` selects the same features as an exact brute-force k-NN."""
+    rng = np.random.default_rng(3)
+    y = np.repeat(np.arange(4), 30)
+    X = np.column_stack([y[:, None] + 0.3 * rng.standard_normal((120, 6)), rng.random((120, 14))])
+    from framework import Dataset
+
+    fast = registry.create(method, n_select=8, **params).partition(Dataset(X)).info["selected"]
+    monkeypatch.setattr(S, "nearest", _brute_nearest)
+    slow = registry.create(method, n_select=8, **params).partition(Dataset(X)).info["selected"]
+    np.testing.assert_array_equal(fast, slow)
+
+
+def test_fs_synthetic_shifts_only_the_informative_features():
+    ds = registry.create("fs_synthetic", n_samples=300, n_features=30, n_classes=3, n_informative=5,
+                         shift=2.0, seed=1).load()
+    assert ds.shape == (300, 30)
+    y = ds.truth["labels"].labels
+    assert np.bincount(y).tolist() == [100, 100, 100]
+    spread = np.ptp([ds.X[y == c].mean(axis=0) for c in range(3)], axis=0)
+    assert spread[:5].min() > 1.4 and spread[5:].max() < 0.6  # class means differ by shift = 2 or 0
+    lap = registry.create("laplacian_score", n_select=5).partition(ds).info["selected"]
+    assert sorted(lap.tolist()) == [0, 1, 2, 3, 4]
+    with pytest.raises(DataValidationError, match="'n_informative' parameter of fs_synthetic must be <= n_features"):
+        registry.create("fs_synthetic", n_features=3, n_informative=5).load()
+
+
+def test_stratified_draw_keeps_class_shares_and_is_seeded():
+    from plugins.cause_fs.sources import stratified_draw
+
+    y = np.repeat([0, 1, 2], [50, 30, 20])
+    idx = stratified_draw(y, 10, seed=3)
+    assert np.bincount(y[idx]).tolist() == [5, 3, 2]
+    assert np.array_equal(idx, stratified_draw(y, 10, seed=3)) and np.all(np.diff(idx) > 0)
+    assert not np.array_equal(idx, stratified_draw(y, 10, seed=4))
+    ds = registry.create("digits", n_samples=100, seed=1).load()
+    assert ds.shape == (100, 64) and np.bincount(ds.truth["labels"].labels).min() >= 9
+    with pytest.raises(DataValidationError, match="'n_samples' parameter of digits must be <= 1797"):
+        registry.create("digits", n_samples=5000).load()
