@@ -16,6 +16,8 @@ edge_f1, \\*_f1,        higher     [0, 1]           edge precision / recall / F1
 \\*_precision,
 \\*_recall
 nmi, clustering_acc.   higher     [0, 1]
+acc_mean, nmi_mean,    higher     [0, 1]           fs_protocol: means over feature counts,
+acc@c, nmi@c                                       and at c features
 ari                    higher     [-0.5, 1]        ARI >= -0.5 (Chacon & Rastrojo 2023)
 disco, dbcv,           higher     [-1, 1]
 silhouette
@@ -100,6 +102,7 @@ KNOWN: dict[str, MetricInfo] = {m.name: m for m in (
     _m("clustering_accuracy", True, 0, 1), _m("disco", True, -1, 1), _m("dbcv", True, -1, 1),
     _m("silhouette", True, -1, 1), _m("kernel_rank", False, 0), _m("mmd_matching", False, 0),
     _m(TIME, False, 0), _m(CPU, False, 0), _m(MEMORY, False, 0),
+    _m("acc_mean", True, 0, 1), _m("nmi_mean", True, 0, 1),
     _m("rank_correct", True, 0, 1), _m("confident", True, 0, 1), _m("confounder_confidence", True, 0, 1),
 )}
 _SUFFIXES = (("_f1", True, 0.0, 1.0), ("_precision", True, 0.0, 1.0), ("_recall", True, 0.0, 1.0))
@@ -115,6 +118,8 @@ def metric_info(name: str, evaluator: type | None = None) -> MetricInfo | None:
     known = KNOWN.get(name)
     if known is None and is_timing(name):
         known = MetricInfo(name, False, 0.0)
+    if known is None and name.split("@")[0] in ("acc", "nmi"):  # fs_protocol's per-count values
+        known = MetricInfo(name, True, 0.0, 1.0)
     if known is None:
         for suffix, higher, low, high in _SUFFIXES:
             if name.endswith(suffix):
