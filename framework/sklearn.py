@@ -165,7 +165,7 @@ def estimator_class(name: str) -> type[_PluginEstimator]:
     elif cls.role == "searcher":
         base = _Search
     else:
-        raise ConfigError(f"{name} is a {cls.role}; scikit-learn estimators exist for partitioners and "
+        raise ConfigError(f"{name} is {'an' if str(cls.role)[0] in 'aeiou' else 'a'} {cls.role}; scikit-learn estimators exist for partitioners and "
                           "searchers (use disco_scorer/dbcv_scorer for evaluators).")
     sig, defaults = _signature(cls)
 

@@ -29,6 +29,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any, Literal
 
+from . import provenance as _provenance
 from .errors import MacrocauseError
 from .provenance import git_commit, package_versions, provenance
 
@@ -98,9 +99,6 @@ def run_key(pipeline_key: str, grid: str | None) -> str:
     if grid is None:
         return pipeline_key
     return hashlib.sha256(f"{grid}\0{pipeline_key}".encode()).hexdigest()[:24]
-
-
-_provenance_now = provenance  # the write-time default (write_run's argument shadows the name)
 
 
 def _pid_alive(pid: int) -> bool:
@@ -209,7 +207,7 @@ class ResultStore:
         *provenance* defaults to :func:`provenance` now.
         """
         now = time.time()
-        prov = dict(provenance) if provenance is not None else _provenance_now()
+        prov = dict(provenance) if provenance is not None else _provenance.provenance()
         versions = json.dumps(prov.get("versions") or package_versions(), sort_keys=True)
         rows = []
         for seq, rec in enumerate(records):

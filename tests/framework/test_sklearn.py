@@ -73,7 +73,7 @@ def test_params_map_to_the_plugin_and_are_validated_at_fit():
         estimator("dbscan", eps=-1).fit(np.zeros((10, 2)))
     with pytest.raises(ConfigError, match="dbscan got an unexpected parameter 'epsilon'"):
         estimator("dbscan", epsilon=1)
-    with pytest.raises(ConfigError, match="disco is a evaluator"):
+    with pytest.raises(ConfigError, match="disco is an evaluator"):
         estimator_class("disco")
 
 
