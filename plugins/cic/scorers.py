@@ -68,19 +68,21 @@ class CICParams(Params):
         2, ge=2, description="Alphabet size s_j charged per continuous variable in the penalty (Eq. 5)."
     )
     fit_factor: Literal["2N", "N"] = Field(
-        "2N", description="f1(N), the factor of g: 2N as printed in Eq. 6 (the MIT score's), or N, the "
-        "log-likelihood's factor (Section 2: LL = -N sum H), which with f2 = (log N)/2 makes the score a BIC."
+        "N", description="f1(N), the factor of g: N, the log-likelihood's factor (Section 2: LL = -N sum H), "
+        "which with f2 = (log N)/2 makes the score a BIC (our default, chosen with cic_greedy's defaults for "
+        "the whole cluster DAG); or 2N as printed in Eq. 6 (the MIT score's)."
     )
 
 
 class CIC(EngineScorer):
     """Clustering Information Criterion: fit of a cluster DAG by information measures, MDL-penalised.
 
-    ``Score = 2N g(G_C) - (log N / 2) C(G_C)`` (Eq. 6) with
+    ``Score = f1 g(G_C) - (log N / 2) C(G_C)`` with ``f1 = N`` by default (``fit_factor="2N"``:
+    Eq. 6 as printed) and
     ``g = sum_C TC(X_C) + sum_C I(X_C; X_Pa(C)) - sum_C sum_{i in C, j in Pa(C)} I(X_i; X_j)``
     (Eq. 4) and ``C(G_C) = log S(n, m) + |E| log m + sum_C (prod_{C} s_j - 1) prod_{Pa(C)} s_k``
     (Eq. 5). Natural logarithms throughout. ``local_score`` returns a cluster's
-    ``2N g_C - (log N / 2)(prod s_j - 1) prod s_k``; the two terms that depend on the
+    ``f1 g_C - (log N / 2)(prod s_j - 1) prod s_k``; the two terms that depend on the
     number of clusters m (``log S(n, m)`` and ``|E| log m``) are added by ``score``.
 
     Discrete data use plug-in entropies from counts; continuous data the Kraskov
