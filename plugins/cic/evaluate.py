@@ -8,6 +8,7 @@ from pydantic import Field
 
 from framework import CausalGraph, Dataset, Evaluation, Evaluator, Params
 from framework.errors import DataValidationError
+from framework.roles import Example
 
 from .scorers import PAPER
 
@@ -104,6 +105,14 @@ class ScoreGap(Evaluator):
     paper = PAPER
     accepts = ("graph",)
     needs_truth = True
+
+    @classmethod
+    def example(cls) -> Example:
+        from .simulate import xor_example
+
+        ds = xor_example(n=200, seed=0)
+        result = CausalGraph([["X1", "X2", "X3"], ["X4"]], [(0, 1)])
+        return Example({}, ds, result=result, truth=ds.truth["graph"])
 
     def _evaluate(self, data: Dataset, result: CausalGraph, truth) -> Evaluation:
         from framework import registry
