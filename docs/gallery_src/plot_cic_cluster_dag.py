@@ -31,8 +31,8 @@ for name, graph in graphs.items():
     print(f"{name}: {graph}; edges {edges}; cluster ARI {ari:.2f}")
 
 # %%
-# CIC finds the cluster `{X1, X2, X3}` and puts `X4..X8` together (no edge between
-# them), while PC and Hill-Climb return a single undirected edge `X7 - X8` and no
+# CIC finds the clusters `{X1, X2, X3}` and `{X4, X5, X6}`, both pointing into
+# `{X7, X8}`, while PC and Hill-Climb return a single undirected edge `X7 - X8` and no
 # clusters. The three graphs side by side, CIC's clusters as boxes of variables:
 plot_graphs(graphs)
 

@@ -5,10 +5,12 @@ from framework import hookimpl
 
 @hookimpl
 def macrocause_register_plugins(register):
+    from .evaluate import DependenceCarried, ScoreGap
+    from .exhaustive import CICExhaustive
     from .scorers import BIC, CIC
     from .search import CICGreedy, GreedyDAG
 
-    for cls in (CIC, BIC, CICGreedy, GreedyDAG):
+    for cls in (CIC, BIC, CICGreedy, GreedyDAG, CICExhaustive, DependenceCarried, ScoreGap):
         register(cls)
 
 

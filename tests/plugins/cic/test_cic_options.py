@@ -153,7 +153,7 @@ def test_kl_estimator_cache_equals_uncached():
     assert eng.mi(C, P) == pytest.approx(expected_mi, abs=1e-12)
     assert eng.tc((0, 1)) == pytest.approx(eng.kl.mi((0,), (1,)), abs=1e-12)
     assert eng.mi((0,), (1,)) > 0.6 and abs(eng.mi((2,), (3,))) < 0.05  # true values 0.80 and 0
-    scorer = registry.create("cic", estimator="kl")
+    scorer = registry.create("cic", estimator="kl", fit_factor="2N")  # CICEngine's f1 = 2N
     ds = Dataset(X)
     fresh = scorer.engine(ds)
     assert fresh.local((0, 1), (2,)) == pytest.approx(eng.local((0, 1), (2,)), abs=1e-9)
@@ -167,6 +167,7 @@ def test_fit_factor_n_recovers_majority_cluster():
     c1 = frozenset({"X1", "X2", "X3"})
     found = {}
     for f in ("N", "2N"):
-        g = registry.create("cic_greedy", restarts=60, seed=0).search(ds, scorer=registry.create("cic", fit_factor=f))
+        g = registry.create("cic_greedy", restarts=60, seed=0, max_clusters=2, cluster_moves=False).search(
+            ds, scorer=registry.create("cic", fit_factor=f))
         found[f] = c1 in g.clusters
     assert found == {"N": True, "2N": False}

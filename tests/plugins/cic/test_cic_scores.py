@@ -54,7 +54,7 @@ def test_log_stirling():
 
 def test_cic_score_by_hand():
     ds = Dataset(TABLE, names=["a", "b", "c"])
-    cic = registry.create("cic")
+    cic = registry.create("cic", fit_factor="2N")  # Eq. 6 as printed
     n, L = 4, math.log(4) / 2
     # graph {a, b} -> {c}: m = 2 clusters, 1 edge
     g = CausalGraph([["a", "b"], ["c"]], [(0, 1)])
