@@ -221,15 +221,26 @@ def compare(grid: Path, store_path: str, executor: str, address: str | None, n_j
 @click.option("--out", "out_dir", default=None, type=click.Path(file_okay=False, path_type=Path),
               help="Write report.md, report.html, CSV files and one PNG per metric here.")
 @click.option("--grid", "grid_name", default=None, metavar="NAME", help="The grid to report (default: the latest).")
-def report(store_path: str, out_dir: Path | None, grid_name: str | None) -> None:
+@click.option("--metrics", default=None, metavar="A,B",
+              help="Metrics to report (default: the evaluators' values and time); timings: time, cpu, "
+                   "memory, and time@E, cpu@E, memory@E of evaluator E.")
+@click.option("--baselines", default=",".join(("pc", "hill_climb")), show_default=True, metavar="A,B",
+              help="Plugins the paired tests compare every method with.")
+@click.option("--peer", default=None, metavar="METHOD",
+              help="Add each timing relative to this method (or evaluator E, with time@E in --metrics).")
+@click.option("--growth", default=None, metavar="PARAM",
+              help="Add timings against this data-source parameter (or n, d: the data's shape), log-log, "
+                   "with growth exponents.")
+def report(store_path: str, out_dir: Path | None, grid_name: str | None, metrics: str | None,
+           baselines: str, peer: str | None, growth: str | None) -> None:
     """Tables (methods x datasets per metric, mean ± sd over seeds), ranks and paired tests.
 
     With --out: also report.html (self-contained), CSV files and one PNG per metric.
 
     \b
     Examples:
-      macrocause report
       macrocause report --store grid.db --grid quickstart --out report/
+      macrocause report --metrics ari,time,cpu,memory --peer dbscan --growth n_samples
     """
     from .compare import atomic_folder
     from .report import build_report, to_markdown, write_report
@@ -240,11 +251,17 @@ def report(store_path: str, out_dir: Path | None, grid_name: str | None) -> None
     with ResultStore(store_path) as store:
         shown = grid_name or (store.grids() or [None])[-1]
         click.echo(f"Grid {shown!r}." if shown else "Single runs (the store holds no grid).", err=True)
-        click.echo(to_markdown(build_report(store.results(shown))))
+        opts = {"baselines": _names(baselines), "metrics": _names(metrics) if metrics else None,
+                "peer": peer}
+        click.echo(to_markdown(build_report(store.results(shown), shown, growth_param=growth, **opts)))
         if out_dir is not None:
             with atomic_folder(out_dir) as tmp:
-                files = write_report(store, tmp, grid=shown)
+                files = write_report(store, tmp, grid=shown, growth=growth, **opts)
             click.echo(f"Wrote {len(files)} files to {out_dir} (open report.html).", err=True)
+
+
+def _names(text: str) -> list[str]:
+    return [t.strip() for t in text.split(",") if t.strip()]
 
 
 if __name__ == "__main__":  # pragma: no cover

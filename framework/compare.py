@@ -9,6 +9,9 @@ A grid file::
     pipelines: [quickstart.yaml]          # paths (relative to this file) or inline pipelines
     seeds: [0, 1, 2]                      # or a count: 3
     timeout: 600                          # seconds per run (local executor)
+    repeat: 3                             # timed executions per run (medians stored)
+    warmup: true                          # one untimed execution first
+    plugins: [oracle.py]                  # plugin files (relative to this file) for this grid
 
 Each run is claimed in the store before it is computed, so several ``compare``
 processes on one grid and one store share the work and compute each run once.
@@ -31,9 +34,11 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from . import registry
 from .errors import PipelineError
 from .execution import Executor, iter_unordered, progress_bar
 from .pipeline import DataSpec, Pipeline, StepRecord
+from .pipeline.repeat import run_repeated
 from .pipeline.yaml_io import format_validation_error, load_yaml, read_yaml_source
 from .store import ResultStore, provenance, run_key
 
@@ -63,6 +68,11 @@ class Grid(BaseModel):
     pipelines: list[str | dict[str, Any]] = Field(min_length=1)
     seeds: list[int] | int = 1
     timeout: float | None = Field(None, gt=0, description="Seconds per run (local executor).")
+    repeat: int = Field(1, ge=1, le=100, strict=True,
+                        description="Timed executions of each run in its worker; times are their medians.")
+    warmup: bool = Field(False, strict=True, description="One untimed execution of each run first.")
+    plugins: list[str] = Field(default_factory=list,
+                               description="Python files of plugins for this grid, relative to the grid file.")
 
     @field_validator("seeds")
     @classmethod
@@ -99,8 +109,16 @@ class Grid(BaseModel):
         except ValidationError as exc:
             raise PipelineError(format_validation_error(exc, "grid", Grid)) from None
 
+    def plugin_files(self, base: Path | None = None) -> tuple[str, ...]:
+        """The grid's plugin files as absolute paths, registered here (and by each worker)."""
+        files = tuple(str((base / f).resolve() if base and not Path(f).is_absolute() else Path(f).resolve())
+                      for f in self.plugins)
+        registry.load_files(files)
+        return files
+
     def tasks(self, base: Path | None = None) -> list[Task]:
         """Every run of the grid, validated before anything is computed; each run once."""
+        files = self.plugin_files(base)
         pipes: list[tuple[int, Pipeline]] = []
         for i, p in enumerate(self.pipelines):
             try:
@@ -118,7 +136,7 @@ class Grid(BaseModel):
                 p = pipe.with_data(spec)
                 for seed in self.seeds:
                     q = p.with_seed(seed)
-                    task = Task(q, self.name, self.timeout)
+                    task = Task(q, self.name, self.timeout, self.repeat, self.warmup, files)
                     if task.key in origin:
                         i0, j0 = origin[task.key]
                         raise PipelineError(
@@ -138,12 +156,24 @@ class Task:
     pipeline: Pipeline
     grid: str | None = None
     timeout: float | None = None
+    repeat: int = 1
+    warmup: bool = False
+    plugins: tuple[str, ...] = ()  # plugin files the worker registers before running
+
+    def __reduce__(self):
+        # the plugin files are registered before the pipeline (which names their plugins) is rebuilt
+        return (_task, (self.plugins, self.pipeline, self.grid, self.timeout, self.repeat, self.warmup))
 
     @property
     def key(self) -> str:
         """The run's store key: the pipeline's hash, scoped by the grid (none for a single run)."""
         text = json.dumps(self.pipeline.to_dict(), sort_keys=True, default=str)
         return run_key(hashlib.sha256(text.encode()).hexdigest()[:24], self.grid)
+
+
+def _task(plugins, pipeline, grid, timeout, repeat, warmup) -> Task:
+    registry.load_files(plugins)
+    return Task(pipeline, grid, timeout, repeat, warmup, plugins)
 
 
 @dataclass
@@ -183,8 +213,9 @@ def run_task(task: Task) -> Outcome:
     out.provenance = provenance()
     t0 = time.perf_counter()
     try:
-        result = pipe.run(stop_on_error=False)
-        out.records = [asdict(r) for r in result.records]
+        registry.load_files(task.plugins)
+        records, data = run_repeated(pipe, task.repeat, task.warmup)
+        out.records = [{**r, **data} for r in records]
     except Exception as exc:
         out.records = [asdict(StepRecord("<run>", "run", None, {}, status="failed",
                                          error=f"{type(exc).__name__}: {exc}"))]

@@ -20,10 +20,15 @@ framework.errors.ConfigError: The 'eps' parameter of dbscan must be > 0. Got -1.
 from __future__ import annotations
 
 import difflib
+import hashlib
 import importlib
+import importlib.util
 import os
+import sys
+from collections.abc import Iterable
 from dataclasses import dataclass
 from importlib.metadata import entry_points
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -35,7 +40,7 @@ from .roles import DataSource, Plugin, Role, set_name_resolver
 
 __all__ = [
     "PluginRecord", "Unavailable", "Registry", "get_registry", "reset",
-    "create", "get", "names", "records", "unavailable", "load_data",
+    "create", "get", "names", "records", "unavailable", "load_data", "load_files",
 ]
 
 ENTRY_POINT_GROUP = "macrocause"
@@ -92,6 +97,37 @@ class Registry:
                 )
                 continue
             self.register_module(module, name, name)
+
+    def load_files(self, paths: Iterable[str | os.PathLike]) -> None:
+        """Register plugin modules given as Python files (a grid's ``plugins:``), each once.
+
+        Raises
+        ------
+        PluginError
+            If a file does not exist or fails to import or register.
+        """
+        for path in paths:
+            path = Path(path).resolve()
+            origin = f"file:{path}"
+            if self.pm.get_plugin(origin) is not None:
+                continue
+            if not path.is_file():
+                raise PluginError(f"Plugin file {path} does not exist; give a .py file (relative to the grid file).")
+            name = "macrocause_file_" + hashlib.sha256(str(path).encode()).hexdigest()[:12]
+            spec = importlib.util.spec_from_file_location(name, path)
+            module = importlib.util.module_from_spec(spec)
+            sys.modules[name] = module
+            try:
+                spec.loader.exec_module(module)
+            except Exception as exc:
+                del sys.modules[name]
+                raise PluginError(f"Plugin file {path} failed to import: {type(exc).__name__}: {exc}") from exc
+            try:
+                self.register_module(module, origin, path.name)
+            except Exception as exc:
+                if self.pm.get_plugin(origin) is not None:
+                    self.pm.unregister(name=origin)
+                raise PluginError(f"Plugin file {path} failed to register: {exc}") from exc
 
     # -- loading -------------------------------------------------------------
     def load_entry_points(self, group: str = ENTRY_POINT_GROUP) -> None:
@@ -240,6 +276,12 @@ def unavailable() -> list[Unavailable]:
 
 
 set_name_resolver(create)
+
+
+def load_files(paths: Iterable[str | os.PathLike]) -> None:
+    """Register the plugin modules in these Python files (each file once per process)."""
+    if paths:
+        get_registry().load_files(paths)
 
 
 def load_data(source: str, **params: Any):

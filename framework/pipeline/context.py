@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -36,7 +37,8 @@ class StepRecord:
 
     ``wall_s`` is the step's wall-clock time; ``startup_s`` the part of it spent on
     one-off start-up (first imports of modules, numba compilation or cache loading),
-    so ``wall_s - startup_s`` is the step's own time.
+    so ``wall_s - startup_s`` is the step's own time. ``cpu_s`` is the process's CPU
+    time during the step (all threads, so it can exceed ``wall_s``).
     """
 
     step: str
@@ -46,6 +48,7 @@ class StepRecord:
     wall_s: float = 0.0
     startup_s: float = 0.0
     peak_mb: float = 0.0
+    cpu_s: float = 0.0
     metrics: dict[str, float] = field(default_factory=dict)
     status: Literal["done", "failed", "timeout"] = "done"
     error: str | None = None
@@ -92,6 +95,7 @@ class RunContext:
     def call(self, step: Any, plugin: Plugin, fn: Callable[[], Any], **extra: Any) -> Any:
         """Run *fn*, recording its time, start-up time, peak memory and output (or failure)."""
         rec = StepRecord(step.key, step.kind, plugin.name, plugin.get_params(), **extra)
+        cpu0 = time.process_time()
         try:
             with startup_clock() as clock, measure() as m:
                 out = fn()
@@ -100,6 +104,7 @@ class RunContext:
             self.records.append(rec)
             raise
         rec.wall_s, rec.startup_s, rec.peak_mb = m.seconds, min(clock.seconds, m.seconds), m.peak_mb
+        rec.cpu_s = time.process_time() - cpu0
         if isinstance(out, Evaluation):
             rec.metrics = dict(out.metrics)
         else:

@@ -261,17 +261,27 @@ class Pipeline:
             and skip the steps that depend on it.
         """
         seed = self.seed if seed is None else int(seed)
+        ds, label, origin = self.load(data, seed)
+        return self.run_loaded(ds, label, origin, seed, stop_on_error=stop_on_error)
+
+    def load(self, data: Dataset | DataSpec | Mapping[str, Any] | None = None,
+             seed: int | None = None) -> tuple[Dataset, str, str]:
+        """The dataset a run would use (the pipeline's data unless *data* overrides it), its
+        label and where it came from; a stochastic source gets *seed* unless it sets one."""
+        seed = self.seed if seed is None else int(seed)
         if isinstance(data, Dataset):
-            ds, label, origin = data, data.name or "data", "the dataset given"
-        else:
-            spec = data if data is not None else self.data
-            if spec is None:
-                raise PipelineError(f"{NO_DATA}.")
-            spec = parse_data(spec)
-            if spec.source is not None and registry.get(spec.source).is_stochastic() and "seed" not in spec.params:
-                spec = spec.model_copy(update={"params": {**spec.params, "seed": seed}})
-            ds, label = load_dataset(spec, self.base), spec.label()
-            origin = spec.source or Path(str(spec.csv)).name
+            return data, data.name or "data", "the dataset given"
+        spec = data if data is not None else self.data
+        if spec is None:
+            raise PipelineError(f"{NO_DATA}.")
+        spec = parse_data(spec)
+        if spec.source is not None and registry.get(spec.source).is_stochastic() and "seed" not in spec.params:
+            spec = spec.model_copy(update={"params": {**spec.params, "seed": seed}})
+        return load_dataset(spec, self.base), spec.label(), spec.source or Path(str(spec.csv)).name
+
+    def run_loaded(self, ds: Dataset, label: str, origin: str, seed: int, *,
+                   stop_on_error: bool = True) -> PipelineResult:
+        """Run the steps on an already loaded dataset (see :meth:`load`)."""
         ctx = run_steps(list(self.steps), RunContext(ds, seed, origin), stop_on_error)
         return PipelineResult(self.name, label, seed, ctx.outputs, ctx.records, ctx.data)
 

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from .metrics import MetricInfo
-from .results import Collection, collect
+from .metrics import MetricInfo, is_timing
+from .results import Collection, collect, natural_key
 from .stats import MIN_PAIRS, PairedTest, Rank, average_ranks, paired_tests
 from .tables import Cell, aggregate, markdown_table, md_rows
+from .timing import Growth, Ratio, growth, peer_ratios
 
 __all__ = ["BASELINES", "Section", "Report", "build_report", "to_markdown"]
 
@@ -32,14 +33,21 @@ class Report:
     collection: Collection
     sections: list[Section]
     baselines: list[str]  # the methods tested against
+    ratios: list[Ratio] = field(default_factory=list)  # timings relative to a peer (``peer=``)
+    growth: list[Growth] = field(default_factory=list)  # timings against a size (``growth=``)
+    growth_param: str | None = None
 
 
 def build_report(rows: Sequence[Mapping[str, Any]], grid: str | None = None,
-                 baselines: Iterable[str] = BASELINES, metrics: Iterable[str] | None = None) -> Report:
+                 baselines: Iterable[str] = BASELINES, metrics: Iterable[str] | None = None,
+                 peer: str | None = None, growth_param: str | None = None) -> Report:
     """Deduplicate the store *rows* and compute every metric's table, ranks and tests.
 
     *baselines* are plugin names: every method whose evaluated step runs one of
-    them is a baseline the other methods are tested against.
+    them is a baseline the other methods are tested against. With *peer* (a method,
+    or an evaluator whose timings are among *metrics*), every timing metric also gets
+    ratios to it; with *growth_param* (a data-source parameter, ``n`` or ``d``), the
+    timings against that size and their growth exponents (:mod:`~framework.report.timing`).
     """
     col = collect(rows, grid=grid, metrics=metrics)
     plugins = set(baselines)
@@ -49,7 +57,10 @@ def build_report(rows: Sequence[Mapping[str, Any]], grid: str | None = None,
     for name, info in col.metrics.items():
         sub = [c for c in cells if c.metric == name]
         sections.append(Section(info, sub, average_ranks(sub, info), paired_tests(col.of(name), info, base)))
-    return Report(col, sections, base)
+    timings = [m for m in col.metrics if is_timing(m)]
+    ratios = peer_ratios(col.results, timings, peer) if peer else []
+    grown = growth(col.results, timings, growth_param) if growth_param else []
+    return Report(col, sections, base, ratios, grown, growth_param)
 
 
 def _num(x: float, fmt: str = ".3g") -> str:
@@ -85,6 +96,16 @@ def summary_lines(report: Report) -> list[str]:
             ", ".join(col.unreported) + " (sub-metrics: report them with `write_report(..., metrics=[...])`)" if col.unreported else "",
             ", ".join(col.descriptive) + " (descriptive: neither better nor worse)" if col.descriptive else "",
         ])) + ".")
+    if col.timings:
+        lines.append("Also measured: " + ", ".join(col.timings) + " (report them with `--metrics`).")
+    if col.same_data:
+        lines.append(f"Same data: every pipeline saw identical data (by hash) on each of the "
+                     f"{col.same_data} (dataset, seed) pairs.")
+    if col.machine:
+        lo, mid, hi = col.machine["load"]
+        lines.append(f"Machine: {', '.join(col.machine['hosts'])}, "
+                     f"{'/'.join(map(str, col.machine['cores']))} cores; 1-minute load when each run "
+                     f"started: {lo:.2f} to {hi:.2f} (median {mid:.2f}).")
     lines.append(
         "Cells: mean ± sample standard deviation (n seeds); **bold**: the best mean of the column. "
         "Tests: Wilcoxon signed-rank over the (dataset, seed) pairs both methods have, zero "
@@ -94,6 +115,32 @@ def summary_lines(report: Report) -> list[str]:
     if col.versions:
         lines.append("Versions: " + ", ".join(f"{k} {v}" for k, v in sorted(col.versions.items())) + ".")
     return lines
+
+
+RATIO_NOTE = ("median over the (dataset, seed) pairs of method / {peer}, both measured in the same "
+              "grid on the same data; below 1: faster (or smaller) than {peer}")
+
+
+def ratio_tables(report: Report) -> list[tuple[str, list[str], list[list[str]]]]:
+    """One ``(title, header, rows)`` per timing metric with ratios: methods x datasets."""
+    out = []
+    for metric in dict.fromkeys(r.metric for r in report.ratios):
+        sub = [r for r in report.ratios if r.metric == metric]
+        datas = sorted({r.data for r in sub}, key=natural_key)
+        methods = sorted({r.method for r in sub}, key=natural_key)
+        at = {(r.method, r.data): r for r in sub}
+        rows = [[m] + [f"{at[m, d].ratio:.3g} (n={at[m, d].n})" if (m, d) in at else "" for d in datas]
+                for m in methods]
+        out.append((f"{metric} relative to {sub[0].peer}", ["method", *datas], rows))
+    return out
+
+
+GROWTH_HEADER = ["metric", "method", "setting", "sizes", "medians", "growth exponent"]
+
+
+def growth_rows(report: Report) -> list[list[str]]:
+    return [[g.metric, g.method, g.setting, ", ".join(f"{x:g}" for x in g.sizes),
+             ", ".join(f"{v:.3g}" for v in g.medians), _num(g.exponent, ".2f")] for g in report.growth]
 
 
 def to_markdown(report: Report, figures: Mapping[str, str] | None = None) -> str:
@@ -113,4 +160,15 @@ def to_markdown(report: Report, figures: Mapping[str, str] | None = None) -> str
             lines += [f"Paired tests against the baselines ({', '.join(report.baselines)}; "
                       "mean difference: method - baseline):", "",
                       *md_rows(TEST_HEADER, test_rows(sec)), ""]
+    for title, header, rows in ratio_tables(report):
+        lines += [f"### {title}", "", RATIO_NOTE.format(peer=report.ratios[0].peer) + ".", "",
+                  *md_rows(header, rows), ""]
+    if report.growth:
+        lines += [f"### Growth with {report.growth_param}", "",
+                  "Median over seeds at each size; growth exponent: least-squares slope of "
+                  f"log(median) on log({report.growth_param}).", ""]
+        for metric in dict.fromkeys(g.metric for g in report.growth):
+            if figures and f"growth {metric}" in figures:
+                lines += [f"![{metric} against {report.growth_param}]({figures[f'growth {metric}']})", ""]
+        lines += [*md_rows(GROWTH_HEADER, growth_rows(report)), ""]
     return "\n".join(lines)

@@ -8,7 +8,18 @@ from collections.abc import Mapping, Sequence
 from html import escape
 from pathlib import Path
 
-from .build import RANK_HEADER, TEST_HEADER, Report, rank_rows, summary_lines, test_rows
+from .build import (
+    GROWTH_HEADER,
+    RANK_HEADER,
+    RATIO_NOTE,
+    TEST_HEADER,
+    Report,
+    growth_rows,
+    rank_rows,
+    ratio_tables,
+    summary_lines,
+    test_rows,
+)
 from .results import natural_key
 from .tables import fmt_cell
 
@@ -99,6 +110,16 @@ def to_html(report: Report, figures: Mapping[str, Path], title: str = "macrocaus
                                 f"Wilcoxon signed-rank test against the baselines "
                                 f"({', '.join(report.baselines)}); better/worse by the metric's direction; "
                                 "mean difference: method - baseline"))
+    for title, header, rows in ratio_tables(report):
+        parts.append(f"<h2>{escape(title)}</h2>")
+        parts.append(_table(header, rows, RATIO_NOTE.format(peer=report.ratios[0].peer)))
+    if report.growth:
+        parts.append(f"<h2>Growth with {escape(report.growth_param or '')}</h2>")
+        for metric in dict.fromkeys(g.metric for g in report.growth):
+            if f"growth {metric}" in figures:
+                parts.append(_img(figures[f"growth {metric}"], f"{metric} against {report.growth_param}"))
+        parts.append(_table(GROWTH_HEADER, growth_rows(report),
+                            "median over seeds at each size; growth exponent: least-squares slope in log-log"))
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f"<title>{escape(title)}</title><style>{_CSS}</style></head><body>\n"
             + "\n".join(parts) + "\n</body></html>\n")

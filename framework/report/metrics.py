@@ -21,8 +21,14 @@ disco, dbcv,           higher     [-1, 1]
 silhouette
 kernel_rank            lower      [0, inf)
 mmd_matching, mmd_*    lower      [0, inf)
-time                   lower      [0, inf)         seconds of the evaluated step
+time                   lower      [0, inf)         wall seconds of the evaluated step
+cpu                    lower      [0, inf)         CPU seconds of the evaluated step
+memory                 lower      [0, inf)         peak MiB of the evaluated step
+time@E, cpu@E,         lower      [0, inf)         the same of evaluator E's own call
+memory@E
 =====================  =========  ===============  ==========================================
+
+``time`` is reported by default; the other timings when asked for (``--metrics``).
 """
 
 from __future__ import annotations
@@ -33,9 +39,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["MetricInfo", "KNOWN", "metric_info", "TIME"]
+__all__ = ["MetricInfo", "KNOWN", "metric_info", "TIME", "CPU", "MEMORY", "TIMINGS", "is_timing"]
 
-TIME = "time"
+TIME, CPU, MEMORY = "time", "cpu", "memory"
+TIMINGS = (TIME, CPU, MEMORY)
+_UNITS = {TIME: "s", CPU: "s", MEMORY: "MiB"}
 _INF = math.inf
 
 
@@ -55,7 +63,8 @@ class MetricInfo:
     @property
     def label(self) -> str:
         """Axis label: ``"shd (lower is better)"``; time carries its unit."""
-        unit = " [s]" if self.name == TIME else ""
+        unit = _UNITS.get(self.name.split("@")[0].split(" [")[0])
+        unit = f" [{unit}]" if unit else ""
         return f"{self.name}{unit} ({self.direction})"
 
     def clip(self, values: Iterable[float]) -> np.ndarray:
@@ -87,7 +96,7 @@ KNOWN: dict[str, MetricInfo] = {m.name: m for m in (
     _m("orientation", False, 0), _m("edge_f1", True, 0, 1), _m("nmi", True, 0, 1), _m("ari", True, -0.5, 1),
     _m("clustering_accuracy", True, 0, 1), _m("disco", True, -1, 1), _m("dbcv", True, -1, 1),
     _m("silhouette", True, -1, 1), _m("kernel_rank", False, 0), _m("mmd_matching", False, 0),
-    _m(TIME, False, 0),
+    _m(TIME, False, 0), _m(CPU, False, 0), _m(MEMORY, False, 0),
 )}
 _SUFFIXES = (("_f1", True, 0.0, 1.0), ("_precision", True, 0.0, 1.0), ("_recall", True, 0.0, 1.0))
 
@@ -100,6 +109,8 @@ def metric_info(name: str, evaluator: type | None = None) -> MetricInfo | None:
     inherits the default still rates (higher is better, as ``Evaluator`` documents).
     """
     known = KNOWN.get(name)
+    if known is None and is_timing(name):
+        known = MetricInfo(name, False, 0.0)
     if known is None:
         for suffix, higher, low, high in _SUFFIXES:
             if name.endswith(suffix):
@@ -113,6 +124,11 @@ def metric_info(name: str, evaluator: type | None = None) -> MetricInfo | None:
     if known is not None:
         return known if not declared or known.higher_is_better == higher else MetricInfo(name, higher)
     return MetricInfo(name, higher)
+
+
+def is_timing(name: str) -> bool:
+    """``time``, ``cpu``, ``memory`` or one of them of an evaluator (``time@disco``)."""
+    return name.split("@")[0] in TIMINGS
 
 
 def _declares_direction(cls: type) -> bool:

@@ -12,10 +12,11 @@ from pathlib import Path
 
 import numpy as np
 
-from .metrics import TIME, MetricInfo
+from .metrics import MetricInfo, is_timing
 from .results import Result, natural_key
+from .timing import Growth
 
-__all__ = ["plot_metric", "LOG_RATIO", "MIN_BOX"]
+__all__ = ["plot_metric", "plot_growth", "LOG_RATIO", "MIN_BOX"]
 
 LOG_RATIO = 30.0  # times whose largest is this many times their smallest: every facet in log scale
 _COLS = 4
@@ -52,7 +53,7 @@ def plot_metric(results: Sequence[Result], info: MetricInfo, path: str | Path,
     fig, axes = plt.subplots(nrow, ncol, figsize=(ncol * facet_w + 0.4, nrow * facet_h + 0.9), squeeze=False)
     colors = [plt.get_cmap("tab10")(i % 10) for i in range(len(methods))]
     all_vals = info.clip(r.value for r in results)
-    log = info.name == TIME and all_vals.size > 0 and all_vals.min() > 0 \
+    log = is_timing(info.name) and all_vals.size > 0 and all_vals.min() > 0 \
         and all_vals.max() / all_vals.min() > LOG_RATIO
     by_seed = sorted(results, key=lambda r: r.seed)  # dots left to right in seed order
     for ax, data in zip(axes.flat, datas):
@@ -90,7 +91,7 @@ def plot_metric(results: Sequence[Result], info: MetricInfo, path: str | Path,
         ax.grid(axis="y", color="0.9", lw=0.6)
         ax.set_axisbelow(True)
         ax.set_title(_facet_title(data), fontsize=8)
-    label = info.label.replace(" [s]", " [s, log scale]") if log else info.label
+    label = info.label.replace("] (", ", log scale] (") if log else info.label
     for ax in axes[:, 0]:
         ax.set_ylabel(label, fontsize=8)
     for ax in axes.flat[len(datas):]:
@@ -125,3 +126,35 @@ def _log_axis(ax, values: np.ndarray) -> None:
     ax.yaxis.set_major_formatter(plain)
     narrow = values.max() / values.min() < 10
     ax.yaxis.set_minor_formatter(plain if narrow else NullFormatter())
+
+
+def plot_growth(fits: Sequence[Growth], info: MetricInfo, param: str, path: str | Path) -> Path:
+    """Save a log-log figure of *fits* (one metric: median over seeds against *param*, a line
+    per method and setting, its growth exponent in the legend) to *path* (PNG)."""
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    cmap = plt.get_cmap("tab10")
+    for i, g in enumerate(fits):
+        name = g.method + (f" [{g.setting}]" if g.setting else "")
+        slope = "" if math.isnan(g.exponent) else f"  (slope {g.exponent:.2f})"
+        ax.plot(g.sizes, g.medians, marker="o", ms=4, lw=1.4, color=cmap(i % 10),
+                ls="-" if i < 10 else "--", label=textwrap.shorten(name, 48) + slope)
+    from matplotlib.ticker import FuncFormatter, NullFormatter
+
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    for axis in (ax.xaxis, ax.yaxis):
+        axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+        axis.set_minor_formatter(NullFormatter())
+    ax.set_xticks(sorted({x for g in fits for x in g.sizes}))
+    ax.set_xlabel(f"{param} (log scale)")
+    ax.set_ylabel(info.label.replace("] (", ", log scale] (") if "[" in info.label else info.label)
+    ax.grid(which="both", color="0.92", lw=0.6)
+    ax.legend(fontsize=7, frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    ax.set_title(f"{info.name} against {param}: {info.direction}\n"
+                 "median over seeds; slope: least-squares growth exponent", fontsize=9)
+    fig.tight_layout()
+    path = Path(path)
+    fig.savefig(path, dpi=110, bbox_inches="tight")
+    plt.close(fig)
+    return path

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..errors import MacrocauseError
-from .metrics import TIME, MetricInfo, metric_info
+from .metrics import CPU, MEMORY, TIME, MetricInfo, is_timing, metric_info
 
 __all__ = ["Result", "Collection", "collect", "natural_key"]
 
@@ -48,6 +48,8 @@ class Result:
     value: float
     plugin: str | None = None  # the plugin of the evaluated step
     pipeline: str = ""
+    source_params: str = "{}"  # the data source's parameters (JSON)
+    shape: tuple[int, int] | None = None  # (n_samples, n_features) of the data, when recorded
 
 
 @dataclass
@@ -64,6 +66,9 @@ class Collection:
     versions: dict[str, str] = field(default_factory=dict)
     everything: list[Result] = field(default_factory=list)  # metrics and descriptive values
     unreported: list[str] = field(default_factory=list)  # metrics not asked for (sub-metrics)
+    timings: list[str] = field(default_factory=list)  # timings measured but not asked for
+    same_data: int = 0  # (data, seed) pairs whose data every pipeline saw identically (by hash)
+    machine: dict[str, Any] = field(default_factory=dict)  # hosts, cores, load range of the runs
 
     def methods(self) -> list[str]:
         return sorted({r.method for r in self.results}, key=natural_key)
@@ -95,6 +100,7 @@ def collect(rows: Sequence[Mapping[str, Any]], grid: str | None = None,
             raise MacrocauseError(f"The store has no runs of grid {grid!r}; its grids: {names or 'none'}.")
     latest, replaced = _latest_runs(rows)
     kept = [r for r in rows if latest.get(r["run_key"]) == r["created"]]
+    same_data = _check_same_data(kept)
     steps = {(r["run_key"], r["step"]): r for r in kept if r["kind"] in ("search", "partition")}
     values: dict[tuple, tuple[float, Mapping[str, Any], Mapping[str, Any] | None, str, float]] = {}
     evaluators: set[str] = set()
@@ -111,29 +117,79 @@ def collect(rows: Sequence[Mapping[str, Any]], grid: str | None = None,
             who = (r["plugin"], _params_id(r)) if name == r["plugin"] else ("", "")
             _put(values, (*where, r["step"], *who, name),
                  (r["created"], r, step, name, float(value)))
-        if step is not None and step["status"] == "done" and step["seconds"] is not None:
-            _put(values, (*where, "", "", "", TIME), (r["created"], r, step, TIME, float(step["seconds"])))
+        for name, value in _timings(step, "").items():
+            _put(values, (*where, "", "", "", name), (r["created"], r, step, name, value))
+        for name, value in _timings(r, f"@{r['plugin']}").items():
+            _put(values, (*where, r["step"], r["plugin"], "", name), (r["created"], r, step, name, value))
     infos = _metric_infos({v[3] for v in values.values()}, evaluators, metrics)
     labels = _method_labels(values.values())
     # the same value from two evaluate steps on one step (e.g. two truths): name it by its step
     sources: dict[tuple, set[str]] = defaultdict(set)
     for _, r, _, name, _ in values.values():
-        sources[(r["pipeline"], r["on_step"], name)].add(r["step"] if name != TIME else "")
-    everything, descriptive, unreported = [], set(), set()
+        sources[(r["pipeline"], r["on_step"], name)].add("" if name in (TIME, CPU, MEMORY) else r["step"])
+    everything, descriptive, unreported, timings = [], set(), set(), set()
     for _, r, step, name, value in values.values():
         shown = name if len(sources[(r["pipeline"], r["on_step"], name)]) == 1 else f"{name} [{r['step']}]"
         if name not in infos:
-            (descriptive if metric_info(name) is None else unreported).add(shown)
+            if is_timing(name):
+                timings.add(shown)
+            else:
+                (descriptive if metric_info(name) is None else unreported).add(shown)
         elif shown not in infos:
             infos[shown] = replace(infos[name], name=shown)
+        extra = r.get("extra") or {}
+        shape = (int(extra["n_samples"]), int(extra["n_features"])) if "n_samples" in extra else None
         everything.append(Result(labels[_method_key(r, step)], r["data_label"] or "data",
-                                 int(r["seed"] or 0), shown, value, r["method"], r["pipeline"]))
+                                 int(r["seed"] or 0), shown, value, r["method"], r["pipeline"],
+                                 json.dumps(r["source_params"] or {}, sort_keys=True), shape))
     results = [r for r in everything if r.metric in infos]
     infos = {k: v for k, v in infos.items() if any(r.metric == k for r in results)}
     failed = [r for r in kept if r["status"] != "done"]
     versions = next((r["versions"] for r in reversed(kept) if r.get("versions")), {})
     return Collection(results, infos, sorted(descriptive), len(latest), replaced,
-                      failed, grid, versions, everything, sorted(unreported))
+                      failed, grid, versions, everything, sorted(unreported),
+                      sorted(timings, key=natural_key), same_data, _machine(kept))
+
+
+def _machine(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """Where and under what load the runs were computed (from their provenance)."""
+    loads = sorted(float(r["load1"]) for r in rows if r.get("load1") is not None)
+    if not loads:
+        return {}
+    return {"hosts": sorted({r["host"] for r in rows if r.get("host")}),
+            "cores": sorted({int(r["cores"]) for r in rows if r.get("cores")}),
+            "load": (loads[0], loads[len(loads) // 2], loads[-1])}
+
+
+def _timings(row: Mapping[str, Any] | None, suffix: str) -> dict[str, float]:
+    """``time``, ``cpu`` and ``memory`` (with *suffix*) of a done step's row, where recorded."""
+    if row is None or row["status"] != "done" or row["seconds"] is None:
+        return {}
+    out = {TIME + suffix: float(row["seconds"])}
+    cpu = (row.get("extra") or {}).get("cpu_s")
+    if cpu is not None:
+        out[CPU + suffix] = float(cpu)
+    if row.get("peak_mb") is not None:
+        out[MEMORY + suffix] = float(row["peak_mb"])
+    return out
+
+
+def _check_same_data(rows: Sequence[Mapping[str, Any]]) -> int:
+    """The number of (data, seed) pairs with a recorded data hash; raise if one of them was
+    seen differently by two runs (the data source is not deterministic in its seed)."""
+    seen: dict[tuple, dict[str, str]] = defaultdict(dict)
+    for r in rows:
+        h = (r.get("extra") or {}).get("data_hash")
+        if h is not None:
+            seen[(r["data_label"], r["seed"])].setdefault(h, r["pipeline"])
+    for (label, seed), hashes in seen.items():
+        if len(hashes) > 1:
+            who = ", ".join(f"{p!r}" for p in hashes.values())
+            raise MacrocauseError(
+                f"Pipelines {who} saw different data for {label} with seed {seed}: the data source "
+                "does not give the same data for the same parameters and seed, so their results "
+                "cannot be compared. Make the source deterministic in its seed.")
+    return len(seen)
 
 
 def _latest_runs(rows: Sequence[Mapping[str, Any]]) -> tuple[dict[str, float], int]:

@@ -10,7 +10,8 @@ from pathlib import Path
 from .build import BASELINES, build_report, to_markdown
 from .frames import report_tables
 from .html import to_html
-from .plots import plot_metric
+from .metrics import metric_info
+from .plots import plot_growth, plot_metric
 
 __all__ = ["write_report", "FILES"]
 
@@ -18,7 +19,8 @@ FILES = ("report.md", "report.html", "report.csv", "results.csv", "ranks.csv", "
 
 
 def write_report(store, out: str | Path, grid: str | None = None, *,
-                 baselines: Iterable[str] = BASELINES, metrics: Iterable[str] | None = None) -> list[Path]:
+                 baselines: Iterable[str] = BASELINES, metrics: Iterable[str] | None = None,
+                 peer: str | None = None, growth: str | None = None) -> list[Path]:
     """Write the report of *store* (a ``ResultStore``) into folder *out*.
 
     One result per (pipeline, data, parameters, seed) is kept, the latest; with
@@ -39,15 +41,26 @@ def write_report(store, out: str | Path, grid: str | None = None, *,
         Plugin names of the baselines (default ``pc``, ``hill_climb``).
     metrics : list of str, optional
         Metrics to report (default: each evaluator's headline value, and ``time``).
+    peer : str, optional
+        A method (or an evaluator with ``time@E`` among *metrics*): adds ``ratios.csv``,
+        every timing relative to it.
+    growth : str, optional
+        A data-source parameter, ``n`` or ``d``: adds ``growth.csv`` and a log-log
+        ``growth_<metric>.png`` per timing metric, with growth exponents.
     """
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    report = build_report(store.results(grid), baselines=baselines, metrics=metrics)
+    report = build_report(store.results(grid), grid, baselines=baselines, metrics=metrics, peer=peer,
+                          growth_param=growth)
     methods = report.collection.methods()
     figures = {}
     for sec in report.sections:
         name = sec.info.name
         figures[name] = plot_metric(report.collection.of(name), sec.info, out / f"{_file(name)}.png", methods)
+    for metric in dict.fromkeys(g.metric for g in report.growth):
+        fits = [g for g in report.growth if g.metric == metric]
+        figures[f"growth {metric}"] = plot_growth(fits, metric_info(metric), report.growth_param,
+                                                  out / f"growth_{_file(metric)}.png")
     md, html, agg, res, ranks, tests = (out / f for f in FILES)
     md.write_text(to_markdown(report, {k: v.name for k, v in figures.items()}) + "\n")
     html.write_text(to_html(report, figures), encoding="utf-8")
@@ -55,7 +68,17 @@ def write_report(store, out: str | Path, grid: str | None = None, *,
     for path, name in ((agg, "cells"), (res, "results"), (ranks, "ranks"), (tests, "tests")):
         header, rows = tables[name]
         _csv(path, header, [[_blank(x) for x in row] for row in rows])
-    return [md, html, agg, res, ranks, tests, *figures.values()]
+    extra = []
+    if report.ratios:
+        extra.append(out / "ratios.csv")
+        _csv(extra[-1], ["metric", "method", "peer", "data", "ratio", "n"],
+             [[r.metric, r.method, r.peer, r.data, r.ratio, r.n] for r in report.ratios])
+    if report.growth:
+        extra.append(out / "growth.csv")
+        _csv(extra[-1], ["metric", "method", "setting", "size", "median", "exponent"],
+             [[g.metric, g.method, g.setting, x, v, _blank(g.exponent)]
+              for g in report.growth for x, v in zip(g.sizes, g.medians)])
+    return [md, html, agg, res, ranks, tests, *extra, *figures.values()]
 
 
 def _blank(x):
