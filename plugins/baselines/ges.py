@@ -41,8 +41,9 @@ class GES(Searcher):
         return ("bdeu" if data.is_discrete else "bic") if s == "auto" else s
 
     def check_data(self, data: Dataset) -> None:
-        data.check(self.name, min_samples=5, min_variables=2, reject_constant=True)
-        if self.score_for(data) == "bdeu" and not data.is_discrete:
+        bdeu = self.score_for(data) == "bdeu"
+        data.check(self.name, min_samples=5, min_variables=2, reject_constant=not bdeu)  # constant: singular BIC
+        if bdeu and not data.is_discrete:
             raise DataValidationError(f"{self.name}: score='bdeu' needs discrete data; use score='bic' or 'auto'.")
 
     def _search(self, data: Dataset, scorer, init) -> CausalGraph:
