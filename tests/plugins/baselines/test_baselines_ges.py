@@ -2,12 +2,11 @@
 
 import numpy as np
 import pytest
+from test_baselines_search import discrete_collider, gaussian_collider
 
 from framework import CausalGraph, Dataset, registry
 from framework.errors import DataValidationError
 from plugins.baselines.ges import dag_extension
-
-from test_baselines_search import discrete_collider, gaussian_collider
 
 
 def test_ges_finds_the_collider_gaussian_and_discrete():
