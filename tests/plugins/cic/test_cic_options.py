@@ -114,9 +114,9 @@ def test_plain_climb_ends_in_a_local_optimum():
 def test_tabu_search_and_restarts_never_worse_than_plain_hill_climb(seed):
     ds = _gaussian(seed)
     bic = registry.create("bic")
-    plain = registry.create("greedy_dag", tabu_length=0).run(ds, bic)
-    tabu = registry.create("greedy_dag", tabu_length=10).run(ds, bic)
-    walk = registry.create("greedy_dag", tabu_length=10, patience=15).run(ds, bic)
+    plain = registry.create("greedy_dag", tabu_length=0, patience=0, restarts=0).run(ds, bic)
+    tabu = registry.create("greedy_dag", tabu_length=10, patience=0, restarts=0).run(ds, bic)
+    walk = registry.create("greedy_dag", tabu_length=10, patience=15, restarts=0).run(ds, bic)
     multi = registry.create("greedy_dag", tabu_length=10, patience=15, restarts=4, seed=seed).run(ds, bic)
     assert walk["score"] >= tabu["score"] - 1e-9  # the walk starts at the tabu climb's optimum
     assert multi["score"] == max(multi["climb_scores"]) and multi["climb_scores"][0] == walk["score"]
