@@ -239,7 +239,7 @@ def test_report_out_is_replaced_atomically(toys, tmp_path, monkeypatch):
     names = sorted(p.name for p in out.iterdir())
     assert {"report.md", "report.html", "report.csv"} <= set(names) and "old.txt" not in names
 
-    def broken(store, folder, grid=None):
+    def broken(store, folder, grid=None, **options):
         (folder / "report.md").write_text("half")
         raise OSError("disk full")
 
