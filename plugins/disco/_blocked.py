@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ._kernels import _find, sqdist
+from ._kernels import _find, merge_best_edges, sqdist
 
 BLOCK_BYTES = 32 * 2**20  # float32 products held at once (rows x n)
 LIST_LEN = 32
@@ -342,24 +342,6 @@ def _apply_rows(rows, idx, val, length, lbr, lst_idx, lst_val, lst_len, head, lb
                 best_v[c] = idx[r, 0]
 
 
-@njit(cache=True)
-def _merge(uf, comp, best_w, best_u, best_v, eu, ev, ew, n_edges):
-    n = comp.shape[0]
-    for c in range(n):
-        if comp[c] != c or best_w[c] == np.inf:
-            continue
-        ru = _find(uf, best_u[c])
-        rv = _find(uf, best_v[c])
-        if ru == rv:
-            continue
-        uf[ru] = rv
-        eu[n_edges] = best_u[c]
-        ev[n_edges] = best_v[c]
-        ew[n_edges] = best_w[c]
-        n_edges += 1
-    return n_edges
-
-
 def blocked_mst(X: np.ndarray, min_points: int):
     """Exact core distances and MST of mutual reachability by Boruvka over screened blocks.
 
@@ -402,7 +384,7 @@ def blocked_mst(X: np.ndarray, min_points: int):
                 blen[r], blb[r] = _exact_row(X, rows[r], core, comp, True, 1, bidx, bval, r)
             _apply_rows(rows, bidx, bval, blen, blb, lst_idx, lst_val, lst_len, head, lb, comp, best_w, best_u, best_v)
         before = n_edges
-        n_edges = _merge(uf, comp, best_w, best_u, best_v, eu, ev, ew, n_edges)
+        n_edges = merge_best_edges(uf, comp, best_w, best_u, best_v, eu, ev, ew, n_edges)
         if n_edges == before:
             raise RuntimeError("disco: the blocked mutual reachability MST made no progress (a bug).")
     return core, (eu, ev, ew)

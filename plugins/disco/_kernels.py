@@ -35,6 +35,26 @@ def sqdist(X, a, b):
 
 
 @njit(cache=True)
+def merge_best_edges(uf, comp, best_w, best_u, best_v, eu, ev, ew, n_edges):
+    """One Boruvka round: join each component to the other end of its lightest edge
+    (``best_*``, weight inf when it has none), appending the new edges; returns the count."""
+    n = comp.shape[0]
+    for c in range(n):
+        if comp[c] != c or best_w[c] == np.inf:
+            continue
+        ru = _find(uf, best_u[c])
+        rv = _find(uf, best_v[c])
+        if ru == rv:
+            continue
+        uf[ru] = rv
+        eu[n_edges] = best_u[c]
+        ev[n_edges] = best_v[c]
+        ew[n_edges] = best_w[c]
+        n_edges += 1
+    return n_edges
+
+
+@njit(cache=True)
 def boruvka_mst(X, core, idx_start, idx_end, is_leaf, lo, hi, knn):
     """Exact minimum spanning tree of mutual reachability ``max(core_i, core_j, |x_i - x_j|)``.
 
@@ -156,21 +176,9 @@ def boruvka_mst(X, core, idx_start, idx_end, is_leaf, lo, hi, knn):
                         stack[top] = left
                         stack[top + 1] = right
                     top += 2
-        added = 0
-        for c in range(n):
-            if comp[c] != c or best_w[c] == np.inf:
-                continue
-            ru = _find(uf, best_u[c])
-            rv = _find(uf, best_v[c])
-            if ru == rv:
-                continue
-            uf[ru] = rv
-            eu[n_edges] = best_u[c]
-            ev[n_edges] = best_v[c]
-            ew[n_edges] = best_w[c]
-            n_edges += 1
-            added += 1
-        if added == 0:  # cannot happen for finite data; guards against an endless loop
+        before = n_edges
+        n_edges = merge_best_edges(uf, comp, best_w, best_u, best_v, eu, ev, ew, n_edges)
+        if n_edges == before:  # cannot happen for finite data; guards against an endless loop
             break
     return eu[:n_edges], ev[:n_edges], ew[:n_edges]
 
