@@ -1,15 +1,16 @@
-"""Baselines: PC, Hill-Climb, GES, the BIC of a graph, DBSCAN, HDBSCAN, k-means, Gaussian mixtures, variable clusters."""
+"""Baselines: PC, Hill-Climb, GES, the BIC of a graph, DBSCAN, HDBSCAN, k-means, Gaussian mixtures,
+agglomerative (Ward) and spectral clustering, variable clusters."""
 
 from framework import hookimpl
 
 
 @hookimpl
 def macrocause_register_plugins(register):
-    from .clustering import DBSCAN, HDBSCAN, GaussianMixtureEM, KMeans
+    from .clustering import DBSCAN, HDBSCAN, Agglomerative, GaussianMixtureEM, KMeans, Spectral
     from .ges import GES, BICScore
     from .search import PC, HillClimb
     from .variables import CorrelationClusters
 
-    for cls in (DBSCAN, HDBSCAN, KMeans, GaussianMixtureEM, CorrelationClusters, PC, HillClimb, GES,
+    for cls in (DBSCAN, HDBSCAN, KMeans, GaussianMixtureEM, Agglomerative, Spectral, CorrelationClusters, PC, HillClimb, GES,
                 BICScore):
         register(cls)

@@ -193,3 +193,85 @@ class GaussianMixtureEM(Partitioner):
             "probabilities": proba,
         }
         return Partition(proba.argmax(axis=1), axis="samples", info=info)
+
+
+class AgglomerativeParams(Params):
+    n_clusters: int = Field(2, ge=1, description="Number of clusters (the tree is cut there).")
+    linkage: Literal["ward", "complete", "average", "single"] = Field(
+        "ward", description="Merge rule: least increase of within-cluster variance ('ward'), or the "
+        "largest / mean / smallest distance between the two clusters."
+    )
+
+
+class Agglomerative(Partitioner):
+    """Agglomerative hierarchical clustering (scikit-learn), Ward's linkage by default.
+
+    Builds the full merge tree on Euclidean distances (O(n^2) memory) and cuts it
+    into ``n_clusters`` groups. Deterministic.
+
+    References
+    ----------
+    Ward. Hierarchical grouping to optimize an objective function. JASA 58(301), 1963.
+    """
+
+    name = "agglomerative"
+    scale_invariant = "global"
+    axis = "samples"
+    Params = AgglomerativeParams
+    paper = "Ward, JASA 1963"
+
+    def check_data(self, data: Dataset) -> None:
+        data.check(self.name, min_samples=max(2, self.params.n_clusters))
+
+    def _partition(self, data: Dataset) -> Partition:
+        from sklearn.cluster import AgglomerativeClustering
+
+        p = self.params
+        labels = AgglomerativeClustering(n_clusters=p.n_clusters, linkage=p.linkage).fit_predict(data.X)
+        return Partition(labels, axis="samples")
+
+
+class SpectralParams(Params):
+    n_clusters: int = Field(2, ge=1, description="Number of clusters.")
+    n_neighbors: int = Field(10, ge=1, description="Neighbours of each point in the affinity graph.")
+    assign_labels: Literal["kmeans", "discretize", "cluster_qr"] = Field(
+        "kmeans", description="How the spectral embedding is turned into labels."
+    )
+    seed: int = Field(0, description="Random seed (eigensolver start and k-means).")
+
+
+class Spectral(Partitioner):
+    """Spectral clustering on the symmetrised k-nearest-neighbour graph (scikit-learn).
+
+    The affinity is the k-nearest-neighbour connectivity graph, invariant to a common
+    scale of the data (scikit-learn's default RBF kernel with ``gamma=1`` is not); the
+    other defaults are scikit-learn's. A graph with several connected components is
+    clustered all the same (scikit-learn's warning about it is silenced).
+
+    References
+    ----------
+    Ng, Jordan, Weiss. On spectral clustering: analysis and an algorithm. NIPS 2001.
+    von Luxburg. A tutorial on spectral clustering. Statistics and Computing 17, 2007.
+    """
+
+    name = "spectral"
+    scale_invariant = "global"
+    axis = "samples"
+    Params = SpectralParams
+    paper = "Ng, Jordan, Weiss, NIPS 2001; von Luxburg 2007"
+
+    def check_data(self, data: Dataset) -> None:
+        data.check(self.name, min_samples=max(2, self.params.n_clusters, self.params.n_neighbors + 1))
+
+    def _partition(self, data: Dataset) -> Partition:
+        import warnings
+
+        from sklearn.cluster import SpectralClustering
+
+        p = self.params
+        model = SpectralClustering(n_clusters=p.n_clusters, affinity="nearest_neighbors", n_neighbors=p.n_neighbors,
+                                   assign_labels=p.assign_labels, random_state=p.seed)
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message="Graph is not fully connected", category=UserWarning)
+            labels = model.fit_predict(data.X)
+        return Partition(labels, axis="samples")

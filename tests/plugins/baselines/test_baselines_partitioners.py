@@ -11,7 +11,7 @@ from framework.testing.examples import blobs
 @pytest.mark.parametrize(
     "name, params",
     [("kmeans", {"n_clusters": 3}), ("gmm_em", {"n_components": 3}), ("hdbscan", {"min_cluster_size": 10}),
-     ("dbscan", {"eps": 1.0})],
+     ("dbscan", {"eps": 1.0}), ("agglomerative", {"n_clusters": 3}), ("spectral", {"n_clusters": 3})],
 )
 def test_sample_partitioners_recover_separated_blobs(name, params):
     ds, truth = blobs()
@@ -54,6 +54,35 @@ def test_gmm_em_more_restarts_never_worse():
           for k in (1, 8)]
     # best of 8 restarts, the first of which is the single restart with the same seed
     assert ll[1] >= ll[0] - 1e-9
+
+
+def test_agglomerative_linkages_by_hand():
+    # 1-D points 0, 1, 3, 7: single linkage merges at gaps 1, 2, 4, so k=2 cuts off {7};
+    # Ward merges 0,1 (cost 0.5), then {0,1} with 3 (cost 4.17) before 3 with 7 (cost 8)
+    X = np.array([[0.0], [1.0], [3.0], [7.0]])
+    single = registry.create("agglomerative", n_clusters=2, linkage="single").partition(X)
+    ward = registry.create("agglomerative", n_clusters=2).partition(X)
+    for part in (single, ward):
+        assert part.labels[0] == part.labels[1] == part.labels[2] != part.labels[3]
+    three = registry.create("agglomerative", n_clusters=3, linkage="single").partition(X)
+    assert three.labels[0] == three.labels[1] and len(set(three.labels.tolist())) == 3
+
+
+def test_spectral_splits_two_rings_and_is_seeded():
+    # two concentric rings: k-means cannot split them, the 10-NN graph has one component per ring
+    t = np.linspace(0, 2 * np.pi, 100, endpoint=False)
+    X = np.concatenate([np.c_[np.cos(t), np.sin(t)], 4 * np.c_[np.cos(t), np.sin(t)]])
+    ring = np.repeat([0, 1], 100)
+    a = registry.create("spectral", n_clusters=2, seed=3).partition(X)
+    assert abs(np.corrcoef(a.labels, ring)[0, 1]) == pytest.approx(1.0)
+    assert a == registry.create("spectral", n_clusters=2, seed=3).partition(X)
+    km = registry.create("kmeans", n_clusters=2).partition(X)
+    assert abs(np.corrcoef(km.labels, ring)[0, 1]) < 0.5
+
+
+def test_spectral_needs_more_points_than_neighbours():
+    with pytest.raises(DataValidationError, match="spectral needs at least 11 samples"):
+        registry.create("spectral", n_clusters=2).partition(np.arange(20.0).reshape(10, 2))
 
 
 def test_too_few_samples_is_a_clear_error():
