@@ -231,8 +231,11 @@ def compare(grid: Path, store_path: str, executor: str, address: str | None, n_j
 @click.option("--growth", default=None, metavar="PARAM",
               help="Add timings against this data-source parameter (or n, d: the data's shape), log-log, "
                    "with growth exponents.")
+@click.option("--correlate", default=None, metavar="METRIC",
+              help="Add, per dataset, the Pearson and Spearman correlation of every other reported metric "
+                   "with METRIC over the runs (e.g. internal scores against ari).")
 def report(store_path: str, out_dir: Path | None, grid_name: str | None, metrics: str | None,
-           baselines: str, peer: str | None, growth: str | None) -> None:
+           baselines: str, peer: str | None, growth: str | None, correlate: str | None) -> None:
     """Tables (methods x datasets per metric, mean ± sd over seeds), ranks and paired tests.
 
     With --out: also report.html (self-contained), CSV files and one PNG per metric.
@@ -252,7 +255,7 @@ def report(store_path: str, out_dir: Path | None, grid_name: str | None, metrics
         shown = grid_name or (store.grids() or [None])[-1]
         click.echo(f"Grid {shown!r}." if shown else "Single runs (the store holds no grid).", err=True)
         opts = {"baselines": _names(baselines), "metrics": _names(metrics) if metrics else None,
-                "peer": peer}
+                "peer": peer, "correlate": correlate}
         click.echo(to_markdown(build_report(store.results(shown), shown, growth_param=growth, **opts)))
         if out_dir is not None:
             with atomic_folder(out_dir) as tmp:

@@ -7,6 +7,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from .correlate import MEAN, Correlation, correlated_metrics, correlations
 from .metrics import MetricInfo, is_timing
 from .results import Collection, collect, natural_key
 from .stats import MIN_PAIRS, PairedTest, Rank, average_ranks, paired_tests
@@ -36,18 +37,23 @@ class Report:
     ratios: list[Ratio] = field(default_factory=list)  # timings relative to a peer (``peer=``)
     growth: list[Growth] = field(default_factory=list)  # timings against a size (``growth=``)
     growth_param: str | None = None
+    correlations: list[Correlation] = field(default_factory=list)  # metrics against ``correlate=``
+    correlate: str | None = None
 
 
 def build_report(rows: Sequence[Mapping[str, Any]], grid: str | None = None,
                  baselines: Iterable[str] = BASELINES, metrics: Iterable[str] | None = None,
-                 peer: str | None = None, growth_param: str | None = None) -> Report:
+                 peer: str | None = None, growth_param: str | None = None,
+                 correlate: str | None = None) -> Report:
     """Deduplicate the store *rows* and compute every metric's table, ranks and tests.
 
     *baselines* are plugin names: every method whose evaluated step runs one of
     them is a baseline the other methods are tested against. With *peer* (a method,
     or an evaluator whose timings are among *metrics*), every timing metric also gets
     ratios to it; with *growth_param* (a data-source parameter, ``n`` or ``d``), the
-    timings against that size and their growth exponents (:mod:`~framework.report.timing`).
+    timings against that size and their growth exponents (:mod:`~framework.report.timing`);
+    with *correlate* (a metric), per dataset the Pearson and Spearman correlation of every
+    other reported metric with it over the runs (:mod:`~framework.report.correlate`).
     """
     col = collect(rows, grid=grid, metrics=metrics)
     plugins = set(baselines)
@@ -60,7 +66,10 @@ def build_report(rows: Sequence[Mapping[str, Any]], grid: str | None = None,
     timings = [m for m in col.metrics if is_timing(m)]
     ratios = peer_ratios(col.results, timings, peer) if peer else []
     grown = growth(col.results, timings, growth_param) if growth_param else []
-    return Report(col, sections, base, ratios, grown, growth_param)
+    corr = []
+    if correlate:
+        corr = correlations(col.everything, correlated_metrics(col, correlate), correlate)
+    return Report(col, sections, base, ratios, grown, growth_param, corr, correlate)
 
 
 def _num(x: float, fmt: str = ".3g") -> str:
@@ -146,6 +155,40 @@ def growth_rows(report: Report) -> list[list[str]]:
              ", ".join(f"{v:.3g}" for v in g.medians), _num(g.exponent, ".2f")] for g in report.growth]
 
 
+CORRELATION_NOTE = ("one point per run (a method with a seed) of the dataset; Pearson r and Spearman rho "
+                    "over the points where both values are defined (NaN left out and counted); "
+                    "mean: over the datasets with a defined value; **bold**: the largest of the column")
+
+
+def correlation_tables(report: Report) -> list[tuple[str, list[str], list[list[str]], list[list[bool]]]]:
+    """``(title, header, rows, bold)`` for Pearson, Spearman, and the points used: metrics x datasets + mean."""
+    if not report.correlations:
+        return []
+    corr = report.correlations
+    datas = sorted({c.data for c in corr if c.data != MEAN}, key=natural_key)
+    metrics = list(dict.fromkeys(c.metric for c in corr))
+    at = {(c.metric, c.data): c for c in corr}
+    out = []
+    for kind in ("pearson", "spearman"):
+        vals = {k: getattr(c, kind) for k, c in at.items()}
+        rows, bold = [], []
+        for m in metrics:
+            row, flags = [m], [False]
+            for d in [*datas, MEAN]:
+                v = vals.get((m, d), math.nan)
+                col = [x for x in (vals.get((mm, d), math.nan) for mm in metrics) if not math.isnan(x)]
+                row.append("" if math.isnan(v) else f"{v:+.3f}")
+                flags.append(len(col) > 1 and not math.isnan(v) and v == max(col))
+            rows.append(row)
+            bold.append(flags)
+        name = "Pearson r" if kind == "pearson" else "Spearman rho"
+        out.append((f"{name} with {report.correlate}", ["metric", *datas, MEAN], rows, bold))
+    rows = [[m] + [f"{at[m, d].n} ({at[m, d].left_out} NaN)" if (m, d) in at else "" for d in datas]
+            for m in metrics]
+    out.append(("points used (left out)", ["metric", *datas], rows, [[False] * (len(datas) + 1)] * len(rows)))
+    return out
+
+
 def to_markdown(report: Report, figures: Mapping[str, str] | None = None) -> str:
     """The whole report as markdown; *figures* maps a metric to its image path."""
     if not report.sections:
@@ -174,4 +217,12 @@ def to_markdown(report: Report, figures: Mapping[str, str] | None = None) -> str
             if figures and f"growth {metric}" in figures:
                 lines += [f"![{metric} against {report.growth_param}]({figures[f'growth {metric}']})", ""]
         lines += [*md_rows(GROWTH_HEADER, growth_rows(report)), ""]
+    tables = correlation_tables(report)
+    if tables:
+        lines += [f"### Correlation with {report.correlate}", "", CORRELATION_NOTE + ".", ""]
+        if figures and "correlation" in figures:
+            lines += [f"![every metric against {report.correlate}, per dataset]({figures['correlation']})", ""]
+        for title, header, rows, bold in tables:
+            rows = [[f"**{x}**" if b else x for x, b in zip(row, flags)] for row, flags in zip(rows, bold)]
+            lines += [f"{title}:", "", *md_rows(header, rows), ""]
     return "\n".join(lines)

@@ -10,6 +10,7 @@ from .build import BASELINES, Report, build_report
 __all__ = ["report_tables", "report_frames", "TABLES"]
 
 TABLES = ("cells", "results", "ranks", "tests")
+CORRELATIONS_HEADER = ["metric", "against", "data", "n", "left_out", "pearson", "spearman"]
 
 
 def report_tables(report: Report) -> dict[str, tuple[list[str], list[list[Any]]]]:
@@ -17,9 +18,15 @@ def report_tables(report: Report) -> dict[str, tuple[list[str], list[list[Any]]]
 
     ``cells``: mean, sample std and n over seeds per metric x dataset x method (``best`` marks
     the best mean of a column); ``results``: every value, one per seed; ``ranks``: average ranks
-    over datasets; ``tests``: the paired Wilcoxon tests against the baselines.
+    over datasets; ``tests``: the paired Wilcoxon tests against the baselines; with a correlation
+    (``build_report(..., correlate=M)``) also ``correlations``: per metric and dataset (and
+    ``data == "mean"``), the points used, those left out (NaN), Pearson r and Spearman rho.
     """
     secs = report.sections
+    extra = {}
+    if report.correlations:
+        extra["correlations"] = (CORRELATIONS_HEADER, [[c.metric, c.against, c.data, c.n, c.left_out, c.pearson,
+                                                        c.spearman] for c in report.correlations])
     return {
         "cells": (["metric", "direction", "data", "method", "mean", "std", "n", "best"],
                   [[c.metric, s.info.direction, c.data, c.method, c.mean, c.std, c.n, c.best]
@@ -34,12 +41,14 @@ def report_tables(report: Report) -> dict[str, tuple[list[str], list[list[Any]]]
                    "statistic", "p", "p_holm", "note"],
                   [[t.metric, t.method, t.baseline, t.n, t.wins, t.ties, t.losses, t.mean_diff,
                     t.statistic, t.p, t.p_holm, t.note] for s in secs for t in s.tests]),
+        **extra,
     }
 
 
 def report_frames(store, grid: str | None = None, *, baselines: Iterable[str] = BASELINES,
-                  metrics: Iterable[str] | None = None) -> dict:
-    """The report of *store* (a ``ResultStore``) as DataFrames, keyed by :data:`TABLES`.
+                  metrics: Iterable[str] | None = None, correlate: str | None = None) -> dict:
+    """The report of *store* (a ``ResultStore``) as DataFrames, keyed by :data:`TABLES`
+    (and ``"correlations"`` with *correlate*).
 
     The same content as :func:`~framework.report.write_report`'s CSV files, from
     :func:`~framework.report.build_report` of ``store.results(grid)``: nothing is recomputed.
@@ -56,8 +65,11 @@ def report_frames(store, grid: str | None = None, *, baselines: Iterable[str] = 
         Plugin names of the baselines the paired tests compare with.
     metrics : list of str, optional
         Metrics to report (default: each evaluator's headline value, and ``time``).
+    correlate : str, optional
+        A metric: adds ``frames["correlations"]``, per dataset the Pearson and Spearman
+        correlation of every other reported metric (timings aside) with it over the runs.
     """
     import pandas as pd
 
-    report = build_report(store.results(grid), baselines=baselines, metrics=metrics)
+    report = build_report(store.results(grid), baselines=baselines, metrics=metrics, correlate=correlate)
     return {name: pd.DataFrame(rows, columns=header) for name, (header, rows) in report_tables(report).items()}

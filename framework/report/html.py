@@ -9,11 +9,13 @@ from html import escape
 from pathlib import Path
 
 from .build import (
+    CORRELATION_NOTE,
     GROWTH_HEADER,
     RANK_HEADER,
     RATIO_NOTE,
     TEST_HEADER,
     Report,
+    correlation_tables,
     growth_rows,
     rank_rows,
     ratio_tables,
@@ -120,6 +122,14 @@ def to_html(report: Report, figures: Mapping[str, Path], title: str = "macrocaus
                 parts.append(_img(figures[f"growth {metric}"], f"{metric} against {report.growth_param}"))
         parts.append(_table(GROWTH_HEADER, growth_rows(report),
                             "median over seeds at each size; growth exponent: least-squares slope in log-log"))
+    tables = correlation_tables(report)
+    if tables:
+        parts.append(f"<h2>Correlation with {escape(report.correlate or '')}</h2>")
+        parts.append(f'<p class="note">{_md_inline(CORRELATION_NOTE)}.</p>')
+        if "correlation" in figures:
+            parts.append(_img(figures["correlation"], f"every metric against {report.correlate}, per dataset"))
+        for title, header, rows, bold in tables:
+            parts.append(_table(header, rows, title, bold))
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f"<title>{escape(title)}</title><style>{_CSS}</style></head><body>\n"
             + "\n".join(parts) + "\n</body></html>\n")

@@ -12,11 +12,12 @@ from pathlib import Path
 
 import numpy as np
 
-from .metrics import MetricInfo, is_timing
+from .correlate import MEAN, Correlation
+from .metrics import MetricInfo, is_timing, metric_info
 from .results import Result, natural_key
 from .timing import Growth
 
-__all__ = ["plot_metric", "plot_growth", "LOG_RATIO", "MIN_BOX"]
+__all__ = ["plot_metric", "plot_growth", "plot_correlation", "LOG_RATIO", "MIN_BOX"]
 
 LOG_RATIO = 30.0  # times whose largest is this many times their smallest: every facet in log scale
 _COLS = 4
@@ -160,5 +161,50 @@ def plot_growth(fits: Sequence[Growth], info: MetricInfo, param: str, path: str 
     fig.tight_layout()
     path = Path(path)
     fig.savefig(path, dpi=110, bbox_inches="tight")
+    plt.close(fig)
+    return path
+
+
+def plot_correlation(results: Sequence[Result], corr: Sequence[Correlation], path: str | Path) -> Path:
+    """Save the scatter facets of *corr* to *path* (PNG): per dataset, each correlated metric
+    (a colour and marker) against the metric they are correlated with, one point per run,
+    Pearson r in the legend; points with a NaN are not drawn."""
+    plt = _plt()
+    against = corr[0].against
+    metrics = list(dict.fromkeys(c.metric for c in corr))
+    datas = sorted({c.data for c in corr if c.data != MEAN}, key=natural_key)
+    r_of = {(c.metric, c.data): c.pearson for c in corr}
+    values: dict[tuple[str, str, int], dict[str, float]] = {}
+    for r in results:
+        values.setdefault((r.data, r.method, r.seed), {})[r.metric] = r.value
+    ncol = min(len(datas), _COLS)
+    nrow = math.ceil(len(datas) / ncol)
+    fig, axes = plt.subplots(nrow, ncol, figsize=(ncol * 3.3 + 0.4, nrow * 3.0 + 0.9), squeeze=False)
+    markers = "os^Dv<>p*h"
+    info = metric_info(against)
+    xlabel = info.label if info else against
+    for ax, data in zip(axes.flat, datas):
+        pts = [v for k, v in values.items() if k[0] == data and against in v]
+        for i, m in enumerate(metrics):
+            xy = np.array([(v[against], v[m]) for v in pts if m in v], dtype=float).reshape(-1, 2)
+            xy = xy[np.isfinite(xy).all(axis=1)]
+            r = r_of.get((m, data), math.nan)
+            ax.scatter(xy[:, 0], xy[:, 1], s=14, marker=markers[i % len(markers)], alpha=0.75,
+                       color=plt.get_cmap("tab10")(i % 10), label=f"{m} (r={r:+.2f})" if not math.isnan(r) else m)
+        ax.set_title(_facet_title(data), fontsize=8)
+        ax.set_xlabel(xlabel, fontsize=8)
+        ax.tick_params(labelsize=7)
+        ax.grid(color="0.92", lw=0.6)
+        ax.set_axisbelow(True)
+        ax.legend(fontsize=6, frameon=False, loc="best")
+    for ax in axes[:, 0]:
+        ax.set_ylabel("value of each metric", fontsize=8)
+    for ax in axes.flat[len(datas):]:
+        ax.set_visible(False)
+    fig.suptitle(f"Each metric against {against}, per dataset\n"
+                 "one point per run (a method with a seed); r: Pearson correlation", fontsize=9)
+    fig.tight_layout()
+    path = Path(path)
+    fig.savefig(path, dpi=110)
     plt.close(fig)
     return path

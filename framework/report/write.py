@@ -8,10 +8,10 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from .build import BASELINES, build_report, to_markdown
-from .frames import report_tables
+from .frames import CORRELATIONS_HEADER, report_tables
 from .html import to_html
 from .metrics import metric_info
-from .plots import plot_growth, plot_metric
+from .plots import plot_correlation, plot_growth, plot_metric
 
 __all__ = ["write_report", "FILES"]
 
@@ -20,7 +20,8 @@ FILES = ("report.md", "report.html", "report.csv", "results.csv", "ranks.csv", "
 
 def write_report(store, out: str | Path, grid: str | None = None, *,
                  baselines: Iterable[str] = BASELINES, metrics: Iterable[str] | None = None,
-                 peer: str | None = None, growth: str | None = None) -> list[Path]:
+                 peer: str | None = None, growth: str | None = None,
+                 correlate: str | None = None) -> list[Path]:
     """Write the report of *store* (a ``ResultStore``) into folder *out*.
 
     One result per (pipeline, data, parameters, seed) is kept, the latest; with
@@ -47,11 +48,15 @@ def write_report(store, out: str | Path, grid: str | None = None, *,
     growth : str, optional
         A data-source parameter, ``n`` or ``d``: adds ``growth.csv`` and a log-log
         ``growth_<metric>.png`` per timing metric, with growth exponents.
+    correlate : str, optional
+        A metric: adds ``correlations.csv`` (per dataset, Pearson and Spearman correlation of
+        every other reported metric with it over the runs, NaN left out and counted) and
+        ``correlation.png`` (each metric against it, a facet per dataset).
     """
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     report = build_report(store.results(grid), grid, baselines=baselines, metrics=metrics, peer=peer,
-                          growth_param=growth)
+                          growth_param=growth, correlate=correlate)
     methods = report.collection.methods()
     figures = {}
     for sec in report.sections:
@@ -61,6 +66,9 @@ def write_report(store, out: str | Path, grid: str | None = None, *,
         fits = [g for g in report.growth if g.metric == metric]
         figures[f"growth {metric}"] = plot_growth(fits, metric_info(metric), report.growth_param,
                                                   out / f"growth_{_file(metric)}.png")
+    if report.correlations:
+        figures["correlation"] = plot_correlation(report.collection.everything, report.correlations,
+                                                  out / "correlation.png")
     md, html, agg, res, ranks, tests = (out / f for f in FILES)
     md.write_text(to_markdown(report, {k: v.name for k, v in figures.items()}) + "\n")
     html.write_text(to_html(report, figures), encoding="utf-8")
@@ -78,6 +86,9 @@ def write_report(store, out: str | Path, grid: str | None = None, *,
         _csv(extra[-1], ["metric", "method", "setting", "size", "median", "exponent"],
              [[g.metric, g.method, g.setting, x, v, _blank(g.exponent)]
               for g in report.growth for x, v in zip(g.sizes, g.medians)])
+    if report.correlations:
+        extra.append(out / "correlations.csv")
+        _csv(extra[-1], CORRELATIONS_HEADER, [[_blank(x) for x in row] for row in tables["correlations"][1]])
     return [md, html, agg, res, ranks, tests, *extra, *figures.values()]
 
 
