@@ -56,3 +56,17 @@ def test_k_from_truth_scales_the_true_number_of_classes(bench):
     two = _labelled(ds.X, truth.labels.clip(max=1))  # k* = 2: k*/2 would repeat k*
     with pytest.raises(DataValidationError, match="k_factor 0.5 gives k = 2"):
         registry.create("k_from_truth", k_factor=0.5).partition(two)
+
+
+def test_the_cvi_grid_validates(bench):
+    import plugins.disco
+    import plugins.metrics
+    from framework.compare import Grid
+
+    bench.register_module(plugins.disco, "disco", "disco")
+    bench.register_module(plugins.metrics, "metrics", "metrics")
+    grid, base = Grid.from_yaml(BENCH.parent / "cvi.yaml")
+    tasks = grid.tasks(base)
+    assert grid.name == "disco_cvi" and len(tasks) == 9 * 21  # 9 sets x 21 labellings, seed 0
+    assert {t.pipeline.steps[0].partition for t in tasks} == {
+        "true_labels", "dbscan_kdist", "hdbscan", "k_from_truth", "random_labels"}
