@@ -21,6 +21,7 @@ __all__ = ["plot_metric", "plot_growth", "plot_correlation", "LOG_RATIO", "MIN_B
 
 LOG_RATIO = 30.0  # times whose largest is this many times their smallest: every facet in log scale
 _COLS = 4
+_MAX_WIDTH = 22.0  # inches: a metric's figure stays readable on a page
 MIN_BOX = 5  # fewer seeds than this: dots and a median line, no quartile box
 
 
@@ -45,11 +46,12 @@ def plot_metric(results: Sequence[Result], info: MetricInfo, path: str | Path,
     plt = _plt()
     datas = sorted({r.data for r in results}, key=natural_key)
     methods = list(methods) if methods is not None else sorted({r.method for r in results}, key=natural_key)
-    ncol = min(len(datas), _COLS)
-    nrow = math.ceil(len(datas) / ncol)
     longest = max(len(m) for m in methods)
     methods_max = max(len({r.method for r in results if r.data == d}) for d in datas)
     facet_w = max(2.6, 0.42 * methods_max + 1.2)
+    # at most _MAX_WIDTH inches wide: with many methods, fewer facets a row
+    ncol = max(1, min(len(datas), _COLS, int(_MAX_WIDTH // facet_w)))
+    nrow = math.ceil(len(datas) / ncol)
     facet_h = 2.4 + 0.045 * min(longest, 40)  # room for the rotated method names
     fig, axes = plt.subplots(nrow, ncol, figsize=(ncol * facet_w + 0.4, nrow * facet_h + 0.9), squeeze=False)
     colors = [plt.get_cmap("tab10")(i % 10) for i in range(len(methods))]
@@ -102,7 +104,7 @@ def plot_metric(results: Sequence[Result], info: MetricInfo, path: str | Path,
                  f"dots: one per seed (up to {n_seeds}); line: median; box (from {MIN_BOX} seeds): "
                  "quartiles; whiskers: min to max",
                  fontsize=9)
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0, 1, 1 - 0.7 / fig.get_figheight()))  # the two title lines stay clear
     path = Path(path)
     fig.savefig(path, dpi=110)
     plt.close(fig)
