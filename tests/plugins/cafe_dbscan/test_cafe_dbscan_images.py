@@ -36,7 +36,8 @@ def test_automatic_search_on_a_subsample_above_the_threshold(monkeypatch):
     assert (part.info["min_points"], part.info["tau"]) == (c["min_points"], c["tau"])
     assert part.info["eps"] == pytest.approx(heuristic_eps(ds.X, c["min_points"], "euclidean", c["quantile"]))
     again = registry.create("cafe_dbscan", seed=1).partition(ds)
-    assert np.array_equal(part.labels, again.labels)
+    assert np.array_equal(part.labels, again.labels) and part.info["auto"] == again.info["auto"]
+    assert part.info["noise_quantile"] == c["noise_quantile"]
     assert part.n_clusters == 6  # the six discs of DS1
 
 
