@@ -78,15 +78,17 @@ class CafeDBSCAN(Partitioner):
     ``info`` holds ``distributions`` (k x m effect-state probabilities per
     cluster, columns in the order of ``states``), ``states`` (the effect-state
     labels), ``counts``, the ``eps``, ``min_points``, ``tau`` used, ``refined``
-    (whether the refinement ran) and, in automatic mode, ``auto`` (the candidate
-    table: eps, min_points, tau, k, bic_gain and, for the kept ones, disco).
+    (whether the refinement ran), ``noise_quantile`` (the refinement's background-noise rule,
+    None = off or not refined) and, in automatic mode, ``auto`` (the candidate table: eps,
+    quantile, min_points, tau, noise_quantile, k, bic_gain and, for the kept ones, disco).
 
     Refinement (ours, :func:`plugins.cafe_dbscan._core.refine`): sparse points become
     noise, dense points move to the most likely neighbouring cluster, small clusters are
     dissolved and touching clusters a G-test cannot tell apart are merged. Automatic mode
     (ours): ``min_points`` in {20, 30, 50, 80}, ``eps`` at the 0.2, 0.35 and 0.5 quantiles
-    of the ``min_points``-distance, ``tau`` in {0.2, ..., 0.5}; candidates within 3% of the
-    best BIC gain of P(Y | cluster) are kept and DISCO picks among them. Above 20,000 points
+    of the ``min_points``-distance, ``tau`` in {0.2, ..., 0.5}, each refined with and without the
+    background-noise rule; candidates within 3% of the best BIC gain of P(Y | cluster) (noise points
+    count as unexplained, :func:`bic_gain`) are kept and DISCO picks among them. Above 20,000 points
 the search runs on a seeded random subsample of 20,000 and the chosen ``min_points``, ``tau``
 and eps quantile are applied to all points (eps re-read from all points' distances), so it
 costs one run on all data plus a fixed amount. The method page
