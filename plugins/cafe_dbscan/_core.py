@@ -32,19 +32,24 @@ def neighbourhoods(X: np.ndarray, eps: float, metric: str) -> tuple[np.ndarray, 
     return pairs_to_csr(X.shape[0], pairs.astype(np.int64, copy=False))
 
 
+NOISE_QUANTILE = 0.99
+
+
 def cafe_dbscan(
     X: np.ndarray, codes: np.ndarray, m: int, eps: float, min_points: int, tau: float, metric: str = "euclidean",
-    refined: bool = False,
+    refined: bool = False, noise_quantile: float | None = NOISE_QUANTILE,
 ) -> np.ndarray:
-    """Labels (noise -1) of Algorithm 1, optionally cleaned up by :func:`refine`."""
-    return cafe_dbscan_grid(X, codes, m, eps, min_points, (tau,), metric, refined)[0]
+    """Labels (noise -1) of Algorithm 1, optionally cleaned up by :func:`refine` (``noise_quantile``: its
+    background-noise rule, None = off)."""
+    return cafe_dbscan_grid(X, codes, m, eps, min_points, (tau,), metric, refined, (noise_quantile,))[0][2]
 
 
 def cafe_dbscan_grid(
     X: np.ndarray, codes: np.ndarray, m: int, eps: float, min_points: int, taus, metric: str = "euclidean",
-    refined: bool = False,
-) -> list[np.ndarray]:
-    """Labels of Algorithm 1 for several tau on one set of epsilon-neighbourhoods (optionally refined)."""
+    refined: bool = False, noise_quantiles=(NOISE_QUANTILE,),
+) -> list[tuple[float, float | None, np.ndarray]]:
+    """``(tau, noise_quantile, labels)`` of Algorithm 1 for several tau on one set of epsilon-neighbourhoods;
+    refined: one labelling per ``noise_quantiles`` entry (see :func:`refine`), else ``noise_quantile`` None."""
     from ._kernels import cafe_expand
 
     indptr, indices = neighbourhoods(X, eps, metric)
@@ -52,7 +57,10 @@ def cafe_dbscan_grid(
     out = []
     for tau in taus:
         labels, _ = cafe_expand(indptr, indices, codes, int(m), int(min_points), float(tau))
-        out.append(refine(indptr, indices, codes, m, labels, int(min_points)) if refined else labels)
+        if not refined:
+            out.append((tau, None, labels))
+        for nq in noise_quantiles if refined else ():
+            out.append((tau, nq, refine(indptr, indices, codes, m, labels, int(min_points), noise_quantile=nq)))
     return out
 
 
@@ -81,7 +89,8 @@ def heuristic_tau(m: int, min_points: int) -> float:
 
 # -- refinement (ours) ---------------------------------------------------------
 def refine(indptr: np.ndarray, indices: np.ndarray, codes: np.ndarray, m: int, labels: np.ndarray,
-           min_points: int, density: float = 1 / 4, noise_quantile: float = 0.99, density_cap: float = 1 / 2,
+           min_points: int, density: float = 1 / 4, noise_quantile: float | None = NOISE_QUANTILE,
+           density_cap: float = 1 / 2,
            alpha: float = 1e-3, max_iter: int = 20) -> np.ndarray:
     """Clean up Algorithm 1's labels on the same epsilon-neighbourhoods (not in the paper).
 
@@ -89,8 +98,9 @@ def refine(indptr: np.ndarray, indices: np.ndarray, codes: np.ndarray, m: int, l
        "dense". The threshold is ``density`` times the median neighbour count of the clustered
        points, raised to the ``noise_quantile`` of the neighbour count a point of the uniform
        background noise has (Poisson, rate from :func:`noise_rate`), but not above
-       ``density_cap`` times that median. Touching clusters that step 4's test cannot tell
-       apart are merged first.
+       ``density_cap`` times that median (``noise_quantile`` None: no raise, for data whose
+       low-density points are sparse clusters, not background noise). Touching clusters that
+       step 4's test cannot tell apart are merged first.
     2. Each dense point moves to the cluster (its own or a neighbour's) under whose effect-state
        distribution its neighbourhood's states are most likely (:func:`relabel_by_likelihood`);
        dense noise points next to a cluster join it, so boundaries between touching clusters
@@ -116,17 +126,19 @@ def refine(indptr: np.ndarray, indices: np.ndarray, codes: np.ndarray, m: int, l
     return merge_similar(indptr, indices, codes, m, lab, alpha)
 
 
-def sparse_threshold(deg: np.ndarray, median: float, density: float, noise_quantile: float,
+def sparse_threshold(deg: np.ndarray, median: float, density: float, noise_quantile: float | None,
                      density_cap: float) -> float:
     """Smallest neighbour count (the point itself included) of a dense point: ``density * median``,
     raised to the ``noise_quantile`` of the background noise's count, at most ``density_cap * median``.
 
     A noise rate of ``density_cap * median`` or more is not background noise but the clusters' own
-    edge points (data without noise); the noise part is then left out.
+    edge points (data without noise); the noise part is then left out, as with ``noise_quantile`` None.
     """
     from scipy.stats import poisson
 
     thr = max(2.0, density * median)
+    if noise_quantile is None:
+        return thr
     rate = noise_rate(deg)
     if rate >= density_cap * median:
         return thr

@@ -19,6 +19,7 @@ AUTO_TAUS = (0.2, 0.3, 0.4, 0.5)
 AUTO_BIC_SLACK = 0.03
 AUTO_DISCO_MIN_POINTS = 10
 AUTO_SUBSAMPLE = 20_000
+AUTO_NOISE_RULES = (0.99, None)
 
 
 class CafeDBSCANParams(Params):
@@ -77,18 +78,22 @@ class CafeDBSCAN(Partitioner):
     ``info`` holds ``distributions`` (k x m effect-state probabilities per
     cluster, columns in the order of ``states``), ``states`` (the effect-state
     labels), ``counts``, the ``eps``, ``min_points``, ``tau`` used, ``refined``
-    (whether the refinement ran) and, in automatic mode, ``auto`` (the candidate
-    table: eps, min_points, tau, k, bic_gain and, for the kept ones, disco).
+    (whether the refinement ran), ``noise_quantile`` (the refinement's background-noise rule,
+    None = off or not refined) and, in automatic mode, ``auto`` (the candidate table: eps,
+    quantile, min_points, tau, noise_quantile, k, bic_gain and, for the kept ones, disco).
 
     Refinement (ours, :func:`plugins.cafe_dbscan._core.refine`): sparse points become
     noise, dense points move to the most likely neighbouring cluster, small clusters are
     dissolved and touching clusters a G-test cannot tell apart are merged. Automatic mode
     (ours): ``min_points`` in {20, 30, 50, 80}, ``eps`` at the 0.2, 0.35 and 0.5 quantiles
-    of the ``min_points``-distance, ``tau`` in {0.2, ..., 0.5}; candidates within 3% of the
-    best BIC gain of P(Y | cluster) are kept and DISCO picks among them. Above 20,000 points
+    of the ``min_points``-distance, ``tau`` in {0.2, ..., 0.5}, each refined with and without the
+    background-noise rule; candidates within 3% of the best BIC gain of P(Y | cluster) (noise points
+    count as unexplained, :func:`bic_gain`) are kept and DISCO picks among them. Above 20,000 points
 the search runs on a seeded random subsample of 20,000 and the chosen ``min_points``, ``tau``
-and eps quantile are applied to all points (eps re-read from all points' distances), so it
-costs one run on all data plus a fixed amount. The method page
+and eps quantile are applied to all points (eps re-read from all points' distances); that
+labelling competes with Section V's parameters on all points (Algorithm 1 as printed) by
+:func:`bic_gain`, the larger wins (``info["final"]``), so it costs two runs on all data plus a
+fixed amount. The method page
     (docs/plugins/cafe_dbscan.md) gives the reasons and the measurements.
 
     References
@@ -133,16 +138,21 @@ costs one run on all data plus a fixed amount. The method page
         m = len(data.target_states)
         codes = data.target_codes
         extra: dict[str, Any] = {}
+        nq = None
         auto = p.mode == "auto" and p.eps is None and p.min_points is None and p.tau is None
         do_refine = auto if p.refine is None else p.refine
         if auto and data.n_samples > AUTO_SUBSAMPLE:
-            eps, mu, tau, labels, extra = self._auto_large(data, do_refine)
+            eps, mu, tau, nq, labels, extra = self._auto_large(data, do_refine)
         elif auto:
-            eps, mu, tau, labels, extra = self._auto(data, do_refine)
+            eps, mu, tau, nq, labels, extra = self._auto(data, do_refine)
         else:
+            from ._core import NOISE_QUANTILE
+
             eps, mu, tau = self._fill_heuristic(data)
-            labels = cafe_dbscan(data.X, codes, m, eps, mu, tau, p.metric, refined=do_refine)
-        extra["refined"] = do_refine
+            nq = NOISE_QUANTILE if do_refine else None
+            labels = cafe_dbscan(data.X, codes, m, eps, mu, tau, p.metric, refined=do_refine, noise_quantile=nq)
+        extra.setdefault("refined", do_refine)
+        extra["noise_quantile"] = nq
         return _result(labels, counts_of(labels, codes, m), data, eps, mu, tau, extra)
 
     # -- parameters -----------------------------------------------------------
@@ -155,22 +165,36 @@ costs one run on all data plus a fixed amount. The method page
         tau = p.tau if p.tau is not None else heuristic_tau(len(data.target_states), mu)
         return float(eps), int(mu), float(tau)
 
-    def _auto_large(self, data: Dataset, do_refine: bool) -> tuple[float, int, float, np.ndarray, dict]:
-        """The automatic search on a seeded subsample, its choice applied to all points."""
+    def _auto_large(self, data: Dataset, do_refine: bool) -> tuple[float, int, float, float | None, np.ndarray, dict]:
+        """The automatic search on a seeded subsample, its choice applied to all points; it then
+        competes with Section V's parameters on all points (Algorithm 1 as printed), and the
+        labelling with the larger :func:`bic_gain` is returned (``info["final"]``; ``refined``
+        False when Section V wins)."""
         from ._core import cafe_dbscan, heuristic_eps
 
         rng = np.random.default_rng(self.params.seed)
         rows = np.sort(rng.choice(data.n_samples, AUTO_SUBSAMPLE, replace=False))
         sub = data.take(rows)
-        _, mu, tau, _, extra = self._auto(sub, do_refine)
+        _, mu, tau, nq, _, extra = self._auto(sub, do_refine)
         best = next(r for r in extra["auto"] if r.get("chosen"))
-        eps = heuristic_eps(data.X, mu, self.params.metric, best["quantile"])
-        labels = cafe_dbscan(data.X, data.target_codes, len(data.target_states), eps, mu, tau, self.params.metric,
-                             refined=do_refine)
+        m, codes, metric = len(data.target_states), data.target_codes, self.params.metric
+        eps = heuristic_eps(data.X, mu, metric, best["quantile"])
+        labels = cafe_dbscan(data.X, codes, m, eps, mu, tau, metric, refined=do_refine, noise_quantile=nq)
+        h_eps, h_mu, h_tau = self._fill_heuristic(data)
+        h_labels = cafe_dbscan(data.X, codes, m, h_eps, h_mu, h_tau, metric, refined=False)
+        final = [
+            {"rule": "search", "eps": eps, "min_points": mu, "tau": tau, "bic_gain": bic_gain(labels, codes, m)},
+            {"rule": "section_v", "eps": h_eps, "min_points": h_mu, "tau": h_tau,
+             "bic_gain": bic_gain(h_labels, codes, m)},
+        ]
         extra["subsample"] = AUTO_SUBSAMPLE
-        return eps, mu, tau, labels, extra
+        extra["final"] = final
+        if final[1]["bic_gain"] > final[0]["bic_gain"]:
+            extra["refined"] = False
+            return h_eps, h_mu, h_tau, None, h_labels, extra
+        return eps, mu, tau, nq, labels, extra
 
-    def _auto(self, data: Dataset, do_refine: bool) -> tuple[float, int, float, np.ndarray, dict]:
+    def _auto(self, data: Dataset, do_refine: bool) -> tuple[float, int, float, float | None, np.ndarray, dict]:
         from framework import registry
         from framework.progress import progress
 
@@ -188,10 +212,10 @@ costs one run on all data plus a fixed amount. The method page
         for mu in progress(_auto_min_points(data.n_samples), "cafe_dbscan automatic grid"):
             for q in AUTO_QUANTILES:
                 eps = heuristic_eps(data.X, mu, self.params.metric, q)
-                for tau, labels in zip(AUTO_TAUS, cafe_dbscan_grid(data.X, codes, m, eps, mu, AUTO_TAUS,
-                                                                   self.params.metric, do_refine)):
-                    rows.append({"eps": eps, "quantile": q, "min_points": mu, "tau": tau, "labels": labels,
-                                 "k": int(labels.max()) + 1, "bic_gain": bic_gain(labels, codes, m)})
+                for tau, nq, labels in cafe_dbscan_grid(data.X, codes, m, eps, mu, AUTO_TAUS, self.params.metric,
+                                                        do_refine, AUTO_NOISE_RULES):
+                    rows.append({"eps": eps, "quantile": q, "min_points": mu, "tau": tau, "noise_quantile": nq,
+                                 "labels": labels, "k": int(labels.max()) + 1, "bic_gain": bic_gain(labels, codes, m)})
         best_gain = max(r["bic_gain"] for r in rows)
         keep = [r for r in rows if r["bic_gain"] >= best_gain - AUTO_BIC_SLACK * abs(best_gain)]
         for r in keep:
@@ -199,7 +223,7 @@ costs one run on all data plus a fixed amount. The method page
         best = max(keep, key=lambda r: r["disco"])
         best["chosen"] = True
         table = [{k: v for k, v in r.items() if k != "labels"} for r in rows]
-        return best["eps"], best["min_points"], best["tau"], best["labels"], {"auto": table}
+        return best["eps"], best["min_points"], best["tau"], best["noise_quantile"], best["labels"], {"auto": table}
 
 
 def two_squares(n_per_square: int, seed: int = 0) -> Dataset:
@@ -218,27 +242,30 @@ def _auto_min_points(n: int) -> list[int]:
 
 
 def bic_gain(labels: np.ndarray, codes: np.ndarray, m: int) -> float:
-    """BIC gain of modelling the effect states by one distribution per cluster (noise one more
-    class) over one global distribution, per point and relative to the entropy H(Y).
+    """BIC gain of modelling the effect states by one distribution per cluster over one global
+    distribution, per point and relative to the entropy H(Y); noise points stay under the global
+    distribution (unexplained: Definition 8 of the paper excludes them from every class).
 
-    ``(loglik(Y | labels) - loglik(Y) - (k - 1)(m - 1) log(n) / 2) / (n H(Y))``; 1 means the
-    clusters determine Y, values <= 0 that they explain nothing beyond chance.
+    ``(loglik(Y | labels) - loglik(Y) - (g - 1)(m - 1) log(n) / 2) / (n H(Y))`` with g the number of
+    distributions (the k clusters, plus the global one when there is noise); 1 means the clusters
+    determine Y, values <= 0 that they explain nothing beyond chance. A point a labelling calls
+    noise therefore adds no gain, so labellings that leave explainable points unclustered lose.
     """
     from ._core import counts_of
 
     n = codes.shape[0]
-    groups = np.unique(labels, return_inverse=True)[1]
-    k = int(groups.max()) + 1
-    counts = counts_of(groups, codes, m).astype(float)
+    c0 = np.bincount(codes, minlength=m).astype(float)
+    p0 = c0 / n
+    h = -float(np.sum(p0[p0 > 0] * np.log(p0[p0 > 0])))
+    if h <= 0 or not np.any(labels >= 0):
+        return 0.0
+    counts = counts_of(np.unique(labels, return_inverse=True)[1] - int(np.any(labels < 0)), codes, m).astype(float)
     tot = counts.sum(axis=1, keepdims=True)
     nz = counts > 0
-    ll = float(np.sum(counts[nz] * np.log((counts / tot)[nz])))
-    c0 = counts.sum(axis=0)
-    c0 = c0[c0 > 0]
-    ll0 = float(np.sum(c0 * np.log(c0 / n)))
-    h = -ll0 / n
-    pen = (k - 1) * (m - 1) / 2 * np.log(n)
-    return float((ll - ll0 - pen) / (n * h)) if h > 0 else 0.0
+    gain = float(np.sum(counts[nz] * np.log((counts / tot)[nz]))) - float(np.sum(counts.sum(axis=0)[c0 > 0]
+                                                                                  * np.log(p0[c0 > 0])))
+    g = counts.shape[0] + int(np.any(labels < 0))
+    return float((gain - (g - 1) * (m - 1) / 2 * np.log(n)) / (n * h))
 
 
 def _result(labels, counts, data: Dataset, eps, mu, tau, extra) -> Partition:

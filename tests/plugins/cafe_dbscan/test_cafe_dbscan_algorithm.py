@@ -145,6 +145,20 @@ def test_bic_gain_extremes():
     assert bic_gain(np.zeros(1000, int), y, 2) == 0.0
 
 
+def test_bic_gain_counts_noise_as_unexplained():
+    from plugins.cafe_dbscan.partitioner import bic_gain
+
+    # a quarter of the points noise: they stay under P(Y) = (1/2, 1/2) and add no gain; three
+    # distributions (two clusters and the global one) cost 2 x (m - 1) log(n) / 2 over P(Y)
+    y = np.repeat([0, 1], 500)
+    lab = np.repeat([0, 1], 500)
+    lab[:250] = -1
+    n, h = 1000, np.log(2)
+    assert bic_gain(lab, y, 2) == pytest.approx((750 * h - np.log(n)) / (n * h))
+    assert bic_gain(lab, y, 2) < bic_gain(np.repeat([0, 1], 500), y, 2)
+    assert bic_gain(np.full(1000, -1), y, 2) == 0.0
+
+
 def test_no_target_is_rejected():
     with pytest.raises(DataValidationError, match="needs a target of effect states"):
         cafe(eps=0.1, min_points=3, tau=0.3).partition(np.random.default_rng(0).random((20, 2)))

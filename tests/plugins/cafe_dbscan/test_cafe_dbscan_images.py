@@ -36,8 +36,32 @@ def test_automatic_search_on_a_subsample_above_the_threshold(monkeypatch):
     assert (part.info["min_points"], part.info["tau"]) == (c["min_points"], c["tau"])
     assert part.info["eps"] == pytest.approx(heuristic_eps(ds.X, c["min_points"], "euclidean", c["quantile"]))
     again = registry.create("cafe_dbscan", seed=1).partition(ds)
-    assert np.array_equal(part.labels, again.labels)
+    assert np.array_equal(part.labels, again.labels) and part.info["auto"] == again.info["auto"]
+    assert part.info["noise_quantile"] == c["noise_quantile"]
     assert part.n_clusters == 6  # the six discs of DS1
+
+
+def test_subsample_choice_competes_with_section_v_on_all_points(monkeypatch):
+    import plugins.cafe_dbscan.partitioner as mod
+
+    ds = registry.create("cafe_ds1", n_per_class=100, n_noise=40).load()
+    monkeypatch.setattr(mod, "AUTO_SUBSAMPLE", 300)
+    part = registry.create("cafe_dbscan", seed=1).partition(ds)
+    final = part.info["final"]
+    assert [r["rule"] for r in final] == ["search", "section_v"]
+    mu = heuristic_min_points(ds.n_samples)
+    assert (final[1]["min_points"], final[1]["tau"]) == (mu, heuristic_tau(5, mu))
+    win = max(final, key=lambda r: r["bic_gain"])  # a tie keeps the search
+    assert (part.info["eps"], part.info["min_points"], part.info["tau"]) == (win["eps"], win["min_points"], win["tau"])
+    assert mod.bic_gain(part.labels, ds.target_codes, 5) == pytest.approx(win["bic_gain"])
+    # a criterion that prefers Section V's labelling (Algorithm 1 as printed, unrefined): it is returned
+    heur = registry.create("cafe_dbscan", eps=0.8, min_points=10, tau=0.3).partition(ds)
+    monkeypatch.setattr(mod, "bic_gain", lambda labels, codes, m: float(np.array_equal(labels, heur.labels)))
+    monkeypatch.setattr(mod.CafeDBSCAN, "_fill_heuristic", lambda self, data: (0.8, 10, 0.3))
+    part = registry.create("cafe_dbscan", seed=1).partition(ds)
+    assert part.info["refined"] is False and part.info["noise_quantile"] is None
+    assert (part.info["eps"], part.info["min_points"], part.info["tau"]) == (0.8, 10, 0.3)
+    assert np.array_equal(part.labels, heur.labels)
 
 
 def test_pairs_to_csr_lists_are_sorted_and_symmetric():

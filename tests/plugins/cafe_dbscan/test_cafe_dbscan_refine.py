@@ -135,6 +135,42 @@ def test_sparse_rule_keeps_edge_points_and_rises_with_dense_noise():
     assert absorbed[1] < absorbed[0] - 100
 
 
+def dense_and_sparse_squares(seed=0, n_sparse=600):
+    """Two touching unit squares without background noise, 1,500 points (mostly state 0) and
+    ``n_sparse`` points (mostly state 1): regions of different density, like an image's sky and
+    its lamp."""
+    rng = np.random.default_rng(seed)
+    X = np.concatenate([rng.uniform(0, 1, (1500, 2)), rng.uniform([1, 0], [2, 1], (n_sparse, 2))])
+    y = np.concatenate([rng.choice(3, 1500, p=[0.9, 0.05, 0.05]), rng.choice(3, n_sparse, p=[0.05, 0.9, 0.05])])
+    return X, y, np.repeat([0, 1], [1500, n_sparse])
+
+
+def test_noise_raise_calls_a_sparse_cluster_noise_and_is_optional():
+    # the mixture's low component is the sparse square (rate below half the median), so the raise
+    # (to its 0.99 quantile, capped at half the median) drops about half of that square; without
+    # the raise it keeps its points
+    X, y, truth = dense_and_sparse_squares()
+    ip, ix = neighbourhoods(X, 0.07, "euclidean")
+    lab = truth.astype(np.int64)
+    lost = [float(np.mean(refine(ip, ix, y, 3, lab, 20, noise_quantile=nq)[truth == 1] < 0)) for nq in (0.99, None)]
+    assert lost[0] > 0.4 and lost[1] < 0.1
+
+
+def test_automatic_mode_keeps_a_sparse_state_pure_region(monkeypatch):
+    import plugins.cafe_dbscan.partitioner as mod
+
+    X, y, truth = dense_and_sparse_squares()
+    ds = Dataset(X, target=y)
+    part = registry.create("cafe_dbscan").partition(ds)
+    assert part.info["noise_quantile"] is None and part.n_clusters == 2
+    assert np.mean(part.labels[truth == 1] < 0) < 0.1
+    assert {r["noise_quantile"] for r in part.info["auto"]} == {0.99, None}
+    # the earlier rule (every candidate refined with the raise) leaves about half the square noise
+    monkeypatch.setattr(mod, "AUTO_NOISE_RULES", (0.99,))
+    old = registry.create("cafe_dbscan").partition(ds)
+    assert np.mean(old.labels[truth == 1] < 0) > 0.4
+
+
 def test_g_test_matches_scipy():
     a, b = np.array([30.0, 5.0, 10.0, 0.0]), np.array([10.0, 20.0, 10.0, 0.0])
     ref = chi2_contingency(np.array([a, b])[:, :3], lambda_="log-likelihood", correction=False)[1]
