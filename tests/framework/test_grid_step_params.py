@@ -4,6 +4,7 @@ import pytest
 
 from framework import PipelineError
 from framework.compare import Grid, compare
+from framework.report import build_report
 from framework.store import ResultStore
 
 TOY = """
@@ -66,6 +67,11 @@ def test_stored_parameters_and_a_rerun(toys, tmp_path):
         again = compare(grid, store, base=base, progress=False)
         assert again == {"total": 4, "skipped": 4, "done": 0, "failed": 0, "timeout": 0}
         assert store.count_runs() == 4
+        # the report's cells: one method per value of the step parameter, n = the 2 seeds each
+        cells = [c for sec in build_report(store.rows()).sections if sec.info.name == "toy_agreement"
+                 for c in sec.cells]
+        assert sorted((c.data, c.method, c.n) for c in cells) == [
+            ("plain", "groups (toy_threshold) [column=0]", 2), ("second", "groups (toy_threshold) [column=1]", 2)]
 
 
 @pytest.mark.parametrize(("data", "extra", "message"), [
