@@ -13,6 +13,18 @@ A grid file::
     warmup: true                          # one untimed execution first
     plugins: [oracle.py]                  # plugin files (relative to this file) for this grid
 
+A data entry may set step parameters of the pipelines run on it, in the
+``step_id.param: value`` form of ``macrocause run --set`` (e.g. a selector's
+``n_clusters`` = the data set's class count)::
+
+    data:
+      - {source: mat, params: {path: coil20.mat}, name: COIL20, set: {select.n_clusters: 20}}
+
+A pipeline without that step id runs unchanged; a step id that no pipeline of
+the grid has, an unknown parameter, or a parameter a pipeline also sweeps is an
+error. The value becomes part of the step's parameters (so of the run's key and
+its stored parameters), exactly as if the pipeline had named it.
+
 Each run is claimed in the store before it is computed, so several ``compare``
 processes on one grid and one store share the work and compute each run once.
 """
@@ -39,10 +51,11 @@ from .errors import PipelineError
 from .execution import Executor, iter_unordered, progress_bar
 from .pipeline import DataSpec, Pipeline, StepRecord
 from .pipeline.repeat import run_repeated
+from .pipeline.spec import parse_step
 from .pipeline.yaml_io import format_validation_error, load_yaml, read_yaml_source
 from .store import ResultStore, provenance, run_key
 
-__all__ = ["Grid", "Task", "run_task", "compare", "atomic_folder"]
+__all__ = ["Grid", "GridData", "Task", "run_task", "compare", "atomic_folder"]
 
 
 def _once(values: list[Any]) -> None:
@@ -55,6 +68,63 @@ def _once(values: list[Any]) -> None:
         seen[text] = i
 
 
+class GridData(DataSpec):
+    """A grid's data entry: a :class:`DataSpec` and the step parameters (``set:``) of the
+    pipelines run on it, ``{"step_id.param": value}``."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+    step_params: dict[str, Any] = Field(
+        default_factory=dict, alias="set",
+        description="Step parameters for the pipelines run on this data: {step_id.param: value}.")
+
+    @field_validator("step_params")
+    @classmethod
+    def _step_params(cls, v):
+        bad = [k for k in v if not all(str(k).partition(".")[::2])]
+        if bad:
+            raise ValueError(f"{bad[0]!r} must be 'step_id.param' (the form of 'macrocause run --set')")
+        return v
+
+    def spec(self) -> DataSpec:
+        """The data spec alone (what the pipelines record as their data)."""
+        return DataSpec.model_validate(self.model_dump(exclude={"step_params"}, exclude_defaults=True))
+
+
+def _raw_pipeline(p: str | dict[str, Any], base: Path | None) -> tuple[dict[str, Any], Path | None]:
+    """A grid's pipeline entry as a mapping (read from its file, named after it) and its folder."""
+    if not isinstance(p, str):
+        return p, base
+    text, folder, name = read_yaml_source(base / p if base and not Path(p).is_absolute() else Path(p))
+    d = load_yaml(text, name)
+    if isinstance(d, dict) and "name" not in d:
+        d = {**d, "name": Path(p).stem}
+    return d, folder
+
+
+def _step_ids(raw: dict[str, Any]) -> list[str]:
+    steps = raw.get("steps") if isinstance(raw, dict) else None
+    return [parse_step(s, k).key for k, s in enumerate(steps)] if isinstance(steps, list) else []
+
+
+def _with_step_params(raw: dict[str, Any], sets: dict[str, Any]) -> dict[str, Any]:
+    """*raw* with each ``step_id.param`` of *sets* written into that step's ``params``
+    (entries for step ids it lacks are left out); a swept parameter is refused."""
+    ids = _step_ids(raw)
+    own = {k: v for k, v in sets.items() if k.partition(".")[0] in ids}
+    if not own:
+        return raw
+    clash = sorted(set(own) & set(raw.get("sweep") or {}))
+    if clash:
+        raise PipelineError(f"set {clash[0]!r} is also swept by the pipeline; give it in one place.")
+    steps = [dict(s) for s in raw["steps"]]
+    for key, value in own.items():
+        sid, _, param = key.partition(".")
+        i = ids.index(sid)
+        steps[i]["params"] = {**(steps[i].get("params") or {}), param: value}
+    return {**raw, "steps": steps}
+
+
 class Grid(BaseModel):
     """A comparison grid: every data spec x every pipeline (and sweep point) x every seed.
 
@@ -64,7 +134,7 @@ class Grid(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     name: str = "grid"
-    data: list[DataSpec] = Field(min_length=1)
+    data: list[GridData] = Field(min_length=1)
     pipelines: list[str | dict[str, Any]] = Field(min_length=1)
     seeds: list[int] | int = Field(1, validate_default=True)
     timeout: float | None = Field(None, gt=0, description="Seconds per run (local executor).")
@@ -95,7 +165,7 @@ class Grid(BaseModel):
     @field_validator("data")
     @classmethod
     def _data(cls, v):
-        _once([d.model_dump(exclude_defaults=True) for d in v])
+        _once([d.model_dump(exclude_defaults=True, by_alias=True) for d in v])
         return v
 
     @classmethod
@@ -119,20 +189,39 @@ class Grid(BaseModel):
     def tasks(self, base: Path | None = None) -> list[Task]:
         """Every run of the grid, validated before anything is computed; each run once."""
         files = self.plugin_files(base)
-        pipes: list[tuple[int, Pipeline]] = []
+        raws: list[tuple[dict[str, Any], Path | None, list[str]]] = []
         for i, p in enumerate(self.pipelines):
             try:
-                pipe = Pipeline.from_yaml(base / p if base and not Path(p).is_absolute() else Path(p)) \
-                    if isinstance(p, str) else Pipeline.from_dict(p, base=base)
+                raw, folder = _raw_pipeline(p, base)
+                raws.append((raw, folder, _step_ids(raw)))
             except PipelineError as exc:
                 raise PipelineError(f"grid pipeline {i + 1}: {exc}") from None
-            pipes.extend((i, q) for q in pipe.expand())
+        ids = sorted({s for _, _, found in raws for s in found})
+        expanded: dict[tuple[int, str], list[Pipeline]] = {}  # one validation per pipeline and step parameters
+
+        def pipelines(i: int, sets: dict[str, Any], where: str) -> list[Pipeline]:
+            raw, folder, own = raws[i]
+            sets = {k: v for k, v in sets.items() if k.partition(".")[0] in own}
+            key = (i, json.dumps(sets, sort_keys=True, default=str))
+            if key not in expanded:
+                try:
+                    expanded[key] = Pipeline.from_dict(_with_step_params(raw, sets), base=folder).expand()
+                except PipelineError as exc:
+                    raise PipelineError(f"grid pipeline {i + 1}{where}: {exc}") from None
+            return expanded[key]
+
         out: list[Task] = []
         origin: dict[str, tuple[int, int]] = {}
-        for j, spec in enumerate(self.data):
+        for j, entry in enumerate(self.data):
+            spec = entry.spec()
+            where = f" on data entry {j + 1} ({spec.label()})" if entry.step_params else ""
+            unknown = sorted({k.partition(".")[0] for k in entry.step_params} - set(ids))
+            if unknown:
+                raise PipelineError(f"data entry {j + 1} ({spec.label()}): set: no pipeline of the grid has "
+                                    f"a step {unknown[0]!r}; its step ids: {ids}.")
             if spec.csv is not None and base is not None and not Path(spec.csv).is_absolute():
                 spec = spec.model_copy(update={"csv": str((base / spec.csv).resolve())})
-            for i, pipe in pipes:
+            for i, pipe in ((k, q) for k in range(len(raws)) for q in pipelines(k, entry.step_params, where)):
                 p = pipe.with_data(spec)
                 for seed in self.seeds:
                     q = p.with_seed(seed)
