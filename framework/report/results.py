@@ -125,7 +125,8 @@ def collect(rows: Sequence[Mapping[str, Any]], grid: str | None = None,
         for name, value in _timings(r, f"@{r['plugin']}").items():
             _put(values, (*where, r["step"], r["plugin"], "", name), (r["created"], r, step, name, value))
     infos = _metric_infos({v[3] for v in values.values()}, evaluators, metrics)
-    labels = _method_labels(values.values())
+    per_data = _data_params(values.values())
+    labels = _method_labels(values.values(), per_data)
     # the same value from two evaluate steps on one step (e.g. two truths): name it by its step
     sources: dict[tuple, set[str]] = defaultdict(set)
     for _, r, _, name, _ in values.values():
@@ -142,7 +143,7 @@ def collect(rows: Sequence[Mapping[str, Any]], grid: str | None = None,
             infos[shown] = replace(infos[name], name=shown)
         extra = r.get("extra") or {}
         shape = (int(extra["n_samples"]), int(extra["n_features"])) if "n_samples" in extra else None
-        everything.append(Result(labels[_method_key(r, step)], r["data_label"] or "data",
+        everything.append(Result(labels[_method_key(r, step, per_data)], r["data_label"] or "data",
                                  int(r["seed"] or 0), shown, value, r["method"], r["pipeline"],
                                  json.dumps(r["source_params"] or {}, sort_keys=True), shape))
     results = [r for r in everything if r.metric in infos and not math.isnan(r.value)]
@@ -257,14 +258,35 @@ def _params_id(row: Mapping[str, Any] | None) -> str:
     return json.dumps(_params(row), sort_keys=True, default=str)
 
 
-def _method_key(r: Mapping[str, Any], step: Mapping[str, Any] | None) -> tuple:
-    return r["pipeline"], r["on_step"] or "?", r["method"], _params_id(step)
+def _data_params(items: Iterable[tuple]) -> dict[tuple, set[str]]:
+    """Per (pipeline, step): the parameters that are the data's, not the method's.
+
+    A parameter whose value is the same on every run of one data set and differs
+    between data sets (a grid data entry's ``set:``, e.g. ``n_clusters`` = the data
+    set's class count) does not make another method: it is left out of the method.
+    """
+    seen: dict[tuple, dict[str, dict[str, set[str]]]] = defaultdict(lambda: defaultdict(lambda: defaultdict(set)))
+    for _, r, step, _, _ in items:
+        for p, v in _params(step).items():
+            seen[(r["pipeline"], r["on_step"] or "?")][p][r["data_label"] or "data"].add(
+                json.dumps(v, sort_keys=True, default=str))
+    return {group: {p for p, by_data in found.items()
+                    if all(len(v) == 1 for v in by_data.values()) and len(set().union(*by_data.values())) > 1}
+            for group, found in seen.items()}
 
 
-def _method_labels(items: Iterable[tuple]) -> dict[tuple, str]:
+def _method_key(r: Mapping[str, Any], step: Mapping[str, Any] | None,
+                per_data: Mapping[tuple, set[str]]) -> tuple:
+    own = per_data.get((r["pipeline"], r["on_step"] or "?"), set())
+    params = {k: v for k, v in _params(step).items() if k not in own}
+    return r["pipeline"], r["on_step"] or "?", r["method"], json.dumps(params, sort_keys=True, default=str)
+
+
+def _method_labels(items: Iterable[tuple], per_data: Mapping[tuple, set[str]]) -> dict[tuple, str]:
     params: dict[tuple, dict[str, Any]] = {}
     for _, r, step, _, _ in items:
-        params[_method_key(r, step)] = _params(step)
+        key = _method_key(r, step, per_data)
+        params[key] = json.loads(key[3])
     several = len({k[0] for k in params}) > 1
     by_step: dict[tuple, list[tuple]] = defaultdict(list)
     for key in params:

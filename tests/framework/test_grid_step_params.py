@@ -67,11 +67,12 @@ def test_stored_parameters_and_a_rerun(toys, tmp_path):
         again = compare(grid, store, base=base, progress=False)
         assert again == {"total": 4, "skipped": 4, "done": 0, "failed": 0, "timeout": 0}
         assert store.count_runs() == 4
-        # the report's cells: one method per value of the step parameter, n = the 2 seeds each
+        # the report's cells: the data entry's parameter is the data's, so one method on both
+        # data sets (not one per value), n = the 2 seeds each
         cells = [c for sec in build_report(store.rows()).sections if sec.info.name == "toy_agreement"
                  for c in sec.cells]
         assert sorted((c.data, c.method, c.n) for c in cells) == [
-            ("plain", "groups (toy_threshold) [column=0]", 2), ("second", "groups (toy_threshold) [column=1]", 2)]
+            ("plain", "groups (toy_threshold)", 2), ("second", "groups (toy_threshold)", 2)]
 
 
 @pytest.mark.parametrize(("data", "extra", "message"), [
@@ -99,3 +100,18 @@ def test_a_swept_parameter_cannot_also_be_set(toys, tmp_path):
     with pytest.raises(PipelineError, match=r"grid pipeline 1 on data entry 1 \(toy_source\): set 'groups.column' "
                                             r"is also swept by the pipeline; give it in one place"):
         grid.tasks(base)
+
+
+def test_a_parameter_swept_on_each_data_set_still_makes_two_methods(toys, tmp_path):
+    (tmp_path / "toy.yaml").write_text(TOY + "sweep: {groups.column: [0, 1]}\n")
+    (tmp_path / "g.yaml").write_text("name: g\ndata:\n  - {source: toy_source, params: {n: 20}, name: a}\n"
+                                     "  - {source: toy_source, params: {n: 30}, name: b}\npipelines: [toy.yaml]\n"
+                                     "seeds: 2\n")
+    grid, base = Grid.from_yaml(tmp_path / "g.yaml")
+    with ResultStore(tmp_path / "r.db") as store:
+        assert compare(grid, store, base=base, progress=False)["done"] == 8
+        cells = [c for sec in build_report(store.rows()).sections if sec.info.name == "toy_agreement"
+                 for c in sec.cells]
+    methods = sorted({c.method for c in cells})
+    assert len(methods) == 2 and "column=0" in methods[0] and "column=1" in methods[1]
+    assert all(c.n == 2 for c in cells) and len(cells) == 4
