@@ -38,9 +38,12 @@ def count_within(block: np.ndarray, eps: np.ndarray) -> np.ndarray:
 
 def knn_entropy(x: np.ndarray, k: int = 5) -> float:
     """Kozachenko-Leonenko differential entropy with the max-norm (unit-ball volume 1)."""
-    n, d = x.shape
-    eps = _kth_distance(x, k)
-    return float(digamma(n) - digamma(k) + d * np.mean(np.log(2.0 * eps)))
+    return kl_entropy_from_distances(_kth_distance(x, k), x.shape[1], k)
+
+
+def kl_entropy_from_distances(eps: np.ndarray, d: int, k: int) -> float:
+    """:func:`knn_entropy` of d columns from each point's distance *eps* to its k-th neighbour."""
+    return float(digamma(eps.shape[0]) - digamma(k) + d * np.mean(np.log(2.0 * eps)))
 
 
 def knn_total_correlation(blocks: list[np.ndarray], k: int = 5) -> float:
