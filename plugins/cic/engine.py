@@ -93,24 +93,20 @@ class KLEntropies:
     """Kozachenko-Leonenko kNN entropies of column subsets, cached per subset.
 
     Every TC and MI is then a sum of cached entropies, so with d variables at most
-    2^d - 1 kNN searches are ever made, however long the search runs; the searches share
-    neighbour lists between nested subsets (:class:`._subset_knn.SubsetKNN`, same values as
-    one k-d tree search per subset). The data are rank-transformed first (:func:`rank_transform`).
+    2^d - 1 kNN searches are ever made, however long the search runs. The data are
+    rank-transformed first (:func:`rank_transform`).
     """
 
     def __init__(self, X: np.ndarray, k: int) -> None:
-        from ._subset_knn import SubsetKNN
-
         self.Z, self.k = rank_transform(X), k
-        self.knn = SubsetKNN(self.Z, k)
         self._h: dict[Idx, float] = {}
 
     def H(self, cols: Idx) -> float:
         h = self._h.get(cols)
         if h is None:
-            from ._knn import kl_entropy_from_distances
+            from ._knn import knn_entropy
 
-            h = kl_entropy_from_distances(self.knn.kth(cols), len(cols), self.k) if cols else 0.0
+            h = knn_entropy(self.Z[:, list(cols)], self.k) if cols else 0.0
             self._h[cols] = h
         return h
 
