@@ -97,3 +97,40 @@ def test_continuous_search_same_result_as_per_pair_path(monkeypatch):
     monkeypatch.setattr(CICEngine, "pairwise_mi_sum", old_pairwise_sum)
     g_old, s_old = run()
     assert g_new == g_old and s_new == s_old
+
+
+def old_kth_distance(joint, k):
+    """The k-d tree search in row order before the leaf ordering."""
+    from scipy.spatial import cKDTree
+
+    return cKDTree(joint).query(joint, k=k + 1, p=np.inf)[0][:, k]
+
+
+@pytest.mark.parametrize("d", [1, 3, 7])
+def test_leaf_ordered_kth_distance_equals_brute_force_and_row_order(d):
+    from plugins.cic._knn import _kth_distance
+
+    rng = np.random.default_rng(d)
+    for X in (rng.standard_normal((150, d)), np.round(rng.standard_normal((150, d)))):  # with exact ties
+        D = np.abs(X[:, None, :] - X[None, :, :]).max(axis=2)
+        brute = np.sort(D, axis=1)[:, 4]  # the point itself is the 0-th
+        np.testing.assert_array_equal(_kth_distance(X, 4), brute)
+        np.testing.assert_array_equal(_kth_distance(X, 4), old_kth_distance(X, 4))
+
+
+def test_kl_search_same_result_as_row_order_search(monkeypatch):
+    rng = np.random.default_rng(4)
+    X = rng.standard_normal((300, 5))
+    X[:, 1] += X[:, 0]
+    X[:, 4] = X[:, 2] * X[:, 3] + 0.3 * rng.standard_normal(300)
+    ds = Dataset(X)
+
+    def run():
+        scorer = registry.create("cic", estimator="kl")
+        res = registry.create("cic_greedy", restarts=8, seed=2, vstructures=False).run(ds, scorer)
+        return res["graph"], res["restart_scores"], dict(scorer.engine(ds).kl._h)
+
+    new = run()
+    monkeypatch.setattr("plugins.cic._knn._kth_distance", old_kth_distance)
+    old = run()
+    assert new[0] == old[0] and new[1] == old[1] and new[2] == old[2]
