@@ -134,3 +134,16 @@ def test_kl_search_same_result_as_row_order_search(monkeypatch):
     monkeypatch.setattr("plugins.cic._knn._kth_distance", old_kth_distance)
     old = run()
     assert new[0] == old[0] and new[1] == old[1] and new[2] == old[2]
+
+
+@pytest.mark.parametrize("threads", ["1", "2", ""])
+def test_kth_distance_and_counts_are_the_same_with_any_thread_budget(monkeypatch, threads):
+    from plugins.cic._knn import _kth_distance, _workers, count_within
+
+    monkeypatch.setenv("OMP_NUM_THREADS", threads)
+    assert _workers() == (int(threads) if threads else -1)
+    X = np.round(np.random.default_rng(7).standard_normal((400, 3)), 1)  # ties
+    D = np.abs(X[:, None, :] - X[None, :, :]).max(axis=2)
+    eps = np.sort(D, axis=1)[:, 5]
+    np.testing.assert_array_equal(_kth_distance(X, 5), eps)
+    np.testing.assert_array_equal(count_within(X, eps), (D < eps[:, None]).sum(axis=1) - 1)
