@@ -7,6 +7,7 @@ from typing import Literal
 from pydantic import Field
 
 from framework import Dataset, Params, Partition, Partitioner
+from framework.memory import MemoryEstimate
 
 
 class DBSCANParams(Params):
@@ -206,8 +207,8 @@ class AgglomerativeParams(Params):
 class Agglomerative(Partitioner):
     """Agglomerative hierarchical clustering (scikit-learn), Ward's linkage by default.
 
-    Builds the full merge tree on Euclidean distances (O(n^2) memory) and cuts it
-    into ``n_clusters`` groups. Deterministic.
+    Builds the full merge tree on Euclidean distances (about 8 n^2 bytes: refused past
+    the memory budget) and cuts it into ``n_clusters`` groups. Deterministic.
 
     References
     ----------
@@ -219,6 +220,12 @@ class Agglomerative(Partitioner):
     axis = "samples"
     Params = AgglomerativeParams
     paper = "Ward, JASA 1963"
+
+    def memory_estimate(self, data: Dataset) -> MemoryEstimate:
+        """About 8 n^2 bytes: the pairwise distances (measured 8.1-8.2 at n = 3,000 and 6,000)."""
+        n = data.n_samples
+        return MemoryEstimate(8.0 * n * n, "about 8 n^2 bytes, the pairwise distances",
+                              "subsample, or use kmeans or hdbscan")
 
     def check_data(self, data: Dataset) -> None:
         data.check(self.name, min_samples=max(2, self.params.n_clusters))

@@ -106,6 +106,7 @@ def test_hill_climb_refuses_ten_thousand_variables(monkeypatch):
     ("pc", {"indep_test": "kci"}, (50_000, 3), r"pc would need about 223.5 GiB \(about 96 n\^2 bytes, KCI"),
     ("correlation_clusters", {}, (10, 10_000), r"correlation_clusters would need about 1.9 GiB"),
     ("greedy_dag", {}, (10, 1_000), r"greedy_dag would need about 1.9 GiB"),
+    ("agglomerative", {}, (20_000, 2), r"agglomerative would need about 3.0 GiB \(about 8 n\^2 bytes"),
 ])
 def test_quadratic_plugins_refuse_past_the_budget(monkeypatch, name, params, shape, words):
     monkeypatch.setenv("MACROCAUSE_MEMORY_LIMIT", "1GB")
