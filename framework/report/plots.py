@@ -104,7 +104,7 @@ def plot_metric(results: Sequence[Result], info: MetricInfo, path: str | Path,
                  f"dots: one per seed (up to {n_seeds}); line: median; box (from {MIN_BOX} seeds): "
                  "quartiles; whiskers: min to max",
                  fontsize=9)
-    fig.tight_layout(rect=(0, 0, 1, 1 - 0.7 / fig.get_figheight()))  # the two title lines stay clear
+    fig.tight_layout(rect=(0, 0, 1, 1 - 0.45 / fig.get_figheight()))  # the two title lines stay clear
     path = Path(path)
     fig.savefig(path, dpi=110)
     plt.close(fig)
