@@ -83,3 +83,7 @@ def test_the_cli_outputs_are_git_ignored():
     paths = [DEFAULT_STORE, f"{DEFAULT_STORE}-journal", "report/report.md", "examples/report/a.png"]
     res = subprocess.run(["git", "check-ignore", "--no-index", *paths], cwd=REPO, capture_output=True, text=True)
     assert res.stdout.split() == paths
+    # a benchmark's committed report folder named report/ is not ignored
+    kept = subprocess.run(["git", "check-ignore", "--no-index", "benchmarks/baselines/report/report.md"],
+                          cwd=REPO, capture_output=True, text=True)
+    assert kept.stdout == "" and kept.returncode == 1
