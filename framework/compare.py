@@ -50,6 +50,7 @@ from . import registry
 from .errors import PipelineError
 from .execution import Executor, iter_unordered, progress_bar
 from .pipeline import DataSpec, Pipeline, StepRecord
+from .pipeline.core import read_pipeline
 from .pipeline.repeat import run_repeated
 from .pipeline.spec import parse_step
 from .pipeline.yaml_io import format_validation_error, load_yaml, read_yaml_source
@@ -95,11 +96,7 @@ def _raw_pipeline(p: str | dict[str, Any], base: Path | None) -> tuple[dict[str,
     """A grid's pipeline entry as a mapping (read from its file, named after it) and its folder."""
     if not isinstance(p, str):
         return p, base
-    text, folder, name = read_yaml_source(base / p if base and not Path(p).is_absolute() else Path(p))
-    d = load_yaml(text, name)
-    if isinstance(d, dict) and "name" not in d:
-        d = {**d, "name": Path(p).stem}
-    return d, folder
+    return read_pipeline(base / p if base and not Path(p).is_absolute() else Path(p))
 
 
 def _step_ids(raw: dict[str, Any]) -> list[str]:
@@ -107,18 +104,17 @@ def _step_ids(raw: dict[str, Any]) -> list[str]:
     return [parse_step(s, k).key for k, s in enumerate(steps)] if isinstance(steps, list) else []
 
 
-def _with_step_params(raw: dict[str, Any], sets: dict[str, Any]) -> dict[str, Any]:
-    """*raw* with each ``step_id.param`` of *sets* written into that step's ``params``
-    (entries for step ids it lacks are left out); a swept parameter is refused."""
-    ids = _step_ids(raw)
-    own = {k: v for k, v in sets.items() if k.partition(".")[0] in ids}
-    if not own:
+def _with_step_params(raw: dict[str, Any], ids: list[str], sets: dict[str, Any]) -> dict[str, Any]:
+    """*raw* (with step ids *ids*) with each ``step_id.param`` of *sets*, all of its own steps,
+    written into that step's ``params`` before the pipeline is validated (a data entry may give a
+    required parameter); a swept parameter is refused."""
+    if not sets:
         return raw
-    clash = sorted(set(own) & set(raw.get("sweep") or {}))
+    clash = sorted(set(sets) & set(raw.get("sweep") or {}))
     if clash:
         raise PipelineError(f"set {clash[0]!r} is also swept by the pipeline; give it in one place.")
     steps = [dict(s) for s in raw["steps"]]
-    for key, value in own.items():
+    for key, value in sets.items():
         sid, _, param = key.partition(".")
         i = ids.index(sid)
         steps[i]["params"] = {**(steps[i].get("params") or {}), param: value}
@@ -205,7 +201,7 @@ class Grid(BaseModel):
             key = (i, json.dumps(sets, sort_keys=True, default=str))
             if key not in expanded:
                 try:
-                    expanded[key] = Pipeline.from_dict(_with_step_params(raw, sets), base=folder).expand()
+                    expanded[key] = Pipeline.from_dict(_with_step_params(raw, own, sets), base=folder).expand()
                 except PipelineError as exc:
                     raise PipelineError(f"grid pipeline {i + 1}{where}: {exc}") from None
             return expanded[key]

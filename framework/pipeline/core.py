@@ -76,6 +76,16 @@ def load_dataset(spec: DataSpec | Mapping[str, Any], base: Path | None = None) -
     return registry.load_data(spec.source, **spec.params)
 
 
+def read_pipeline(source: str | Path) -> tuple[Any, Path | None]:
+    """A pipeline's YAML (a file path or YAML text) as read, before validation, named after its
+    file when it names itself nothing, and the folder its relative paths refer to."""
+    text, base, name = read_yaml_source(source)
+    d = load_yaml(text, name)
+    if isinstance(d, dict) and "name" not in d and base is not None:
+        d = {**d, "name": Path(str(source)).stem}
+    return d, base
+
+
 class Pipeline:
     """A validated list of steps, with the data it runs on and a seed. Immutable: the
     ``with_*`` methods return new pipelines.
@@ -179,11 +189,7 @@ class Pipeline:
     @classmethod
     def from_yaml(cls, source: str | Path) -> Pipeline:
         """From a YAML file path or YAML text."""
-        text, base, name = read_yaml_source(source)
-        d = load_yaml(text, name)
-        if isinstance(d, dict) and "name" not in d and base is not None:
-            d = {**d, "name": Path(str(source)).stem}
-        return cls.from_dict(d, base=base)
+        return cls.from_dict(*read_pipeline(source))
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {"name": self.name}
