@@ -1,4 +1,5 @@
-"""Small numerics shared by several plugins: label compaction and the k-distance."""
+"""Small numerics shared by several plugins: label compaction, the k-distance, and the limits of the
+joint-state keys of discrete columns (shared by the numba kernels and their NumPy twin)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,10 @@ from typing import Literal
 
 import numpy as np
 
-__all__ = ["compact_labels", "k_distance"]
+__all__ = ["compact_labels", "k_distance", "KEY_RANK_LIMIT", "DENSE_COUNT_LIMIT"]
+
+KEY_RANK_LIMIT = 1 << 40  # joint keys: re-rank the running key before it could overflow int64
+DENSE_COUNT_LIMIT = 1 << 16  # joint alphabets up to this size are counted in a dense array
 
 
 def compact_labels(labels: np.ndarray, order: Literal["first", "sorted"] = "first") -> np.ndarray:

@@ -9,11 +9,12 @@ import math
 import numpy as np
 from numba import njit
 
+from .numeric import KEY_RANK_LIMIT
+
 __all__ = ["dense_rank", "joint_keys", "log_gamma_q", "gamma_q"]
 
 _EPS = 1e-16
 _FPMIN = 1e-300
-_RANK_LIMIT = 1 << 40  # re-rank the running key before it could overflow int64
 
 
 @njit(cache=True)
@@ -45,7 +46,7 @@ def joint_keys(codes: np.ndarray, cols: np.ndarray, cards: np.ndarray) -> tuple[
     total = 1
     for c in cols:
         s = cards[c]
-        if total * s > _RANK_LIMIT:
+        if total * s > KEY_RANK_LIMIT:
             keys, total = dense_rank(keys)
         for t in range(n):
             keys[t] = keys[t] * s + codes[t, c]

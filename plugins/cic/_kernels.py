@@ -7,9 +7,8 @@ from functools import lru_cache
 import numpy as np
 from numba import njit
 
+from framework.numeric import DENSE_COUNT_LIMIT
 from framework.numeric_kernels import joint_keys
-
-_DENSE_LIMIT = 1 << 16  # joint alphabets up to this size are counted in a dense array
 
 
 @njit(cache=True)
@@ -31,7 +30,7 @@ def _sum_clogc_sorted(keys: np.ndarray) -> float:
 def entropy_of_keys(keys: np.ndarray, total: int) -> float:
     """Plug-in entropy (nats) of the empirical distribution of *keys*."""
     n = keys.shape[0]
-    if total <= _DENSE_LIMIT:
+    if total <= DENSE_COUNT_LIMIT:
         counts = np.zeros(total, np.int64)
         for t in range(n):
             counts[keys[t]] += 1

@@ -16,6 +16,8 @@ from functools import cached_property
 
 import numpy as np
 
+from framework.numeric import DENSE_COUNT_LIMIT, KEY_RANK_LIMIT
+
 Idx = tuple[int, ...]
 
 
@@ -69,10 +71,6 @@ class DiscreteEntropies:
         return self.H(ac) + self.H(bc) - self.H(tuple(sorted(a + b + c))) - self.H(c)
 
 
-_RANK_LIMIT = 1 << 40  # as framework.numeric_kernels: re-rank the running key before it could overflow
-_DENSE_LIMIT = 1 << 16  # as _kernels: joint alphabets up to this size are counted with bincount
-
-
 class NumpyEntropies(DiscreteEntropies):
     """:class:`DiscreteEntropies` computed in NumPy, with no numba start-up (about 0.4 s per process).
 
@@ -104,12 +102,12 @@ class NumpyEntropies(DiscreteEntropies):
         total = int(cards[cols[0]])
         for c in cols[1:]:
             s = int(cards[c])
-            if total * s > _RANK_LIMIT:
+            if total * s > KEY_RANK_LIMIT:
                 u, keys = np.unique(keys, return_inverse=True)
                 total = u.size
             keys = keys * s + rows[c]
             total *= s
-        if total <= _DENSE_LIMIT:
+        if total <= DENSE_COUNT_LIMIT:
             counts = np.bincount(keys, minlength=total)
             counts = counts[counts > 0]
         else:
