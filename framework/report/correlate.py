@@ -20,7 +20,8 @@ from ..errors import MacrocauseError
 from .metrics import is_timing
 from .results import Collection, Result, natural_key
 
-__all__ = ["Correlation", "correlations", "correlated_metrics", "pearson", "spearman", "MEAN", "MIN_POINTS"]
+__all__ = ["Correlation", "correlations", "correlated_metrics", "run_points", "pearson", "spearman", "MEAN",
+           "MIN_POINTS"]
 
 MEAN = "mean"  # the ``data`` of the rows averaging the datasets
 MIN_POINTS = 3  # fewer points than this: no correlation (NaN)
@@ -64,12 +65,18 @@ def correlated_metrics(collection: Collection, against: str) -> list[str]:
     return [m for m in collection.metrics if m != against and not is_timing(m)]
 
 
-def correlations(results: Sequence[Result], metrics: Sequence[str], against: str) -> list[Correlation]:
-    """Per dataset and metric, the correlations with *against* over the points (method, seed),
-    then one :data:`MEAN` row per metric; *results* may hold NaN values (left out, counted)."""
+def run_points(results: Sequence[Result]) -> dict[tuple[str, str, int], dict[str, float]]:
+    """The points: ``(data, method, seed)`` -> ``{metric: value}``."""
     values: dict[tuple[str, str, int], dict[str, float]] = {}
     for r in results:
         values.setdefault((r.data, r.method, r.seed), {})[r.metric] = r.value
+    return values
+
+
+def correlations(results: Sequence[Result], metrics: Sequence[str], against: str) -> list[Correlation]:
+    """Per dataset and metric, the correlations with *against* over the points (method, seed),
+    then one :data:`MEAN` row per metric; *results* may hold NaN values (left out, counted)."""
+    values = run_points(results)
     datas = sorted({k[0] for k in values}, key=natural_key)
     out = []
     for metric in metrics:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .correlate import MEAN, Correlation
+from .correlate import MEAN, Correlation, run_points
 from .metrics import MetricInfo, is_timing, metric_info
 from .results import Result, natural_key
 from .timing import Growth
@@ -176,9 +176,7 @@ def plot_correlation(results: Sequence[Result], corr: Sequence[Correlation], pat
     metrics = list(dict.fromkeys(c.metric for c in corr))
     datas = sorted({c.data for c in corr if c.data != MEAN}, key=natural_key)
     r_of = {(c.metric, c.data): c.pearson for c in corr}
-    values: dict[tuple[str, str, int], dict[str, float]] = {}
-    for r in results:
-        values.setdefault((r.data, r.method, r.seed), {})[r.metric] = r.value
+    values = run_points(results)
     ncol = min(len(datas), _COLS)
     nrow = math.ceil(len(datas) / ncol)
     fig, axes = plt.subplots(nrow, ncol, figsize=(ncol * 3.3 + 0.4, nrow * 3.0 + 0.9), squeeze=False)
