@@ -11,6 +11,8 @@ from framework import Dataset, Params, Partition, Partitioner
 from framework.errors import ConfigError
 from framework.roles import Example
 
+from ._core import NOISE_QUANTILE
+
 PAPER = "Weber, Miklautz, Kumar, Grosse-Wentrup, Plant, ICDM 2023 (CAFE DBSCAN)"
 
 AUTO_MIN_POINTS = (20, 30, 50, 80)
@@ -19,7 +21,7 @@ AUTO_TAUS = (0.2, 0.3, 0.4, 0.5)
 AUTO_BIC_SLACK = 0.03
 AUTO_DISCO_MIN_POINTS = 10
 AUTO_SUBSAMPLE = 20_000
-AUTO_NOISE_RULES = (0.99, None)
+AUTO_NOISE_RULES = (NOISE_QUANTILE, None)  # the refinement with and without its noise raise
 
 
 class CafeDBSCANParams(Params):
@@ -146,8 +148,6 @@ fixed amount. The method page
         elif auto:
             eps, mu, tau, nq, labels, extra = self._auto(data, do_refine)
         else:
-            from ._core import NOISE_QUANTILE
-
             eps, mu, tau = self._fill_heuristic(data)
             nq = NOISE_QUANTILE if do_refine else None
             labels = cafe_dbscan(data.X, codes, m, eps, mu, tau, p.metric, refined=do_refine, noise_quantile=nq)
@@ -251,6 +251,8 @@ def bic_gain(labels: np.ndarray, codes: np.ndarray, m: int) -> float:
     determine Y, values <= 0 that they explain nothing beyond chance. A point a labelling calls
     noise therefore adds no gain, so labellings that leave explainable points unclustered lose.
     """
+    from framework.numeric import compact_labels
+
     from ._core import counts_of
 
     n = codes.shape[0]
@@ -259,7 +261,7 @@ def bic_gain(labels: np.ndarray, codes: np.ndarray, m: int) -> float:
     h = -float(np.sum(p0[p0 > 0] * np.log(p0[p0 > 0])))
     if h <= 0 or not np.any(labels >= 0):
         return 0.0
-    counts = counts_of(np.unique(labels, return_inverse=True)[1] - int(np.any(labels < 0)), codes, m).astype(float)
+    counts = counts_of(compact_labels(labels, order="sorted"), codes, m).astype(float)
     tot = counts.sum(axis=1, keepdims=True)
     nz = counts > 0
     gain = float(np.sum(counts[nz] * np.log((counts / tot)[nz]))) - float(np.sum(counts.sum(axis=0)[c0 > 0]
