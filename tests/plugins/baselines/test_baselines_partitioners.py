@@ -132,3 +132,17 @@ def test_correlation_clusters_parameter_and_data_errors():
     X = np.column_stack([np.arange(10.0), np.ones(10), np.arange(10.0) ** 2])
     with pytest.raises(DataValidationError, match="constant"):
         registry.create("correlation_clusters").partition(X)
+
+
+@pytest.mark.parametrize(("name", "params", "words"), [
+    ("agglomerative", {"linkage": "median"},
+     "The 'linkage' parameter of agglomerative must be one of 'ward', 'complete', 'average' or 'single'. "
+     "Got 'median' instead."),
+    ("agglomerative", {"n_clusters": 0}, "The 'n_clusters' parameter of agglomerative must be >= 1. Got 0 instead."),
+    ("spectral", {"assign_labels": "x"},
+     "The 'assign_labels' parameter of spectral must be one of 'kmeans', 'discretize' or 'cluster_qr'."),
+])
+def test_new_partitioners_name_the_bad_parameter_and_what_is_allowed(name, params, words):
+    with pytest.raises(ConfigError) as err:
+        registry.create(name, **params)
+    assert words in str(err.value) and "\n" not in str(err.value)
