@@ -193,8 +193,10 @@ def _print_outcome(outcome) -> None:
 @click.option("--address", default=None, help="Dask scheduler address (default: a local 2-worker cluster).")
 @click.option("--n-jobs", type=int, default=1, show_default=True, help="Worker processes (local executor).")
 @click.option("--retry-failed", is_flag=True, help="Run failed and timed-out runs again.")
+@click.option("--rerun-stale", is_flag=True,
+              help="Run again (and replace) stored runs whose plugins now resolve to other parameter values.")
 def compare(grid: Path, store_path: str, executor: str, address: str | None, n_jobs: int,
-            retry_failed: bool) -> None:
+            retry_failed: bool, rerun_stale: bool) -> None:
     """Run a grid (data sources x pipelines x seeds); runs already stored are skipped.
 
     \b
@@ -209,7 +211,7 @@ def compare(grid: Path, store_path: str, executor: str, address: str | None, n_j
     spec, base = Grid.from_yaml(grid)
     with ResultStore(store_path) as store:
         counts = run_grid(spec, store, base=base, executor=executor, n_jobs=n_jobs, address=address,
-                          retry_failed=retry_failed)
+                          retry_failed=retry_failed, rerun_stale=rerun_stale)
     click.echo(
         f"{counts['total']} runs: {counts['skipped']} already stored, {counts['done']} done, "
         f"{counts['failed']} failed, {counts['timeout']} timed out. Store: {store_path}"

@@ -54,6 +54,7 @@ from .pipeline.core import read_pipeline
 from .pipeline.repeat import run_repeated
 from .pipeline.spec import parse_step
 from .pipeline.yaml_io import format_validation_error, load_yaml, read_yaml_source
+from .stale import describe_stale, stale_runs
 from .store import ResultStore, provenance, run_key
 
 __all__ = ["Grid", "GridData", "Task", "run_task", "compare", "atomic_folder"]
@@ -329,19 +330,27 @@ def compare(
     progress: bool = True,
     on_result: Callable[[Outcome], None] | None = None,
     retry_failed: bool = False,
+    rerun_stale: bool = False,
 ) -> dict[str, int]:
     """Run every task of *grid* not yet in *store*; store each run as it completes.
 
     A run is claimed in the store just before it is computed: runs already
     stored, or claimed by another live process, are skipped. With
     *retry_failed*, failed and timed-out runs are computed again (and replaced).
+    A stored run whose plugins now resolve to other parameter values (a default
+    changed, see :mod:`framework.stale`) is an error, or, with *rerun_stale*,
+    computed again and replaced.
 
     Returns counts: ``total``, ``skipped`` (already stored, or being computed by
     another process), ``done``, ``failed``, ``timeout``.
     """
     tasks = grid.tasks(base)
     stored = store.run_status()
-    todo = [t for t in tasks if t.key not in stored or (retry_failed and stored[t.key] != "done")]
+    stale = stale_runs(tasks, store.rows("grid = ?", (grid.name,)))
+    if stale and not rerun_stale:
+        raise PipelineError(describe_stale(stale))
+    todo = [t for t in tasks if t.key not in stored or t.key in stale
+            or (retry_failed and stored[t.key] != "done")]
     counts = {"total": len(tasks), "skipped": len(tasks) - len(todo), "done": 0, "failed": 0, "timeout": 0}
     held: set[str] = set()
     elsewhere = 0
@@ -351,7 +360,7 @@ def compare(
         def claimed() -> Iterator[Task]:
             nonlocal elsewhere
             for t in todo:
-                state = store.claim(t.key, retry_failed=retry_failed)
+                state = store.claim(t.key, retry_failed=retry_failed, replace=t.key in stale)
                 if state == "claimed":
                     held.add(t.key)
                     yield t

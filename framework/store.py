@@ -284,12 +284,12 @@ class ResultStore:
 
     # -- claims ---------------------------------------------------------------------------------
 
-    def claim(self, run_key: str, *, retry_failed: bool = False,
+    def claim(self, run_key: str, *, retry_failed: bool = False, replace: bool = False,
               ttl: float = CLAIM_TTL) -> Literal["claimed", "stored", "busy"]:
         """Claim a run before computing it.
 
         Returns ``stored`` when the run is already in the store (done, or any
-        status unless *retry_failed*), ``busy`` when a live process holds its
+        status unless *retry_failed*; never with *replace*), ``busy`` when a live process holds its
         claim, else records this process's claim and returns ``claimed``. A claim
         is stale when its process is dead (same host) or silent for *ttl* seconds.
         """
@@ -297,7 +297,7 @@ class ResultStore:
         c.execute("BEGIN IMMEDIATE")
         try:
             statuses = {r[0] for r in c.execute("SELECT status FROM runs WHERE run_key = ?", (run_key,))}
-            if statuses and (statuses == {"done"} or not retry_failed):
+            if statuses and not replace and (statuses == {"done"} or not retry_failed):
                 c.execute("COMMIT")
                 return "stored"
             held = c.execute("SELECT pid, host, heartbeat FROM claims WHERE run_key = ?", (run_key,)).fetchone()

@@ -9,6 +9,7 @@ import time
 import pytest
 
 from framework.compare import Grid, compare
+from framework.errors import PipelineError
 from framework.report import build_report
 from framework.store import ResultStore
 
@@ -325,3 +326,27 @@ def test_a_local_dask_cluster_start_is_announced(monkeypatch, capsys):
     assert seen["n_workers"] == 3 and seen["threads_per_worker"] == 1
     assert capsys.readouterr().err.splitlines() == [
         "starting a local Dask cluster with 3 workers ...", "the Dask cluster is ready."]
+
+
+def test_a_changed_default_makes_stored_runs_stale(toys, tmp_path, monkeypatch):
+    """The key hashes the pipeline as written; a stored run computed under an old default is found
+    by re-resolving its parameters, refused with a one-line error, and replaced on request."""
+    import toy_plugins
+
+    grid, base = Grid.from_yaml(_grid(tmp_path, seeds=2))
+    with ResultStore(tmp_path / "r.db") as store:
+        compare(grid, store, base=base, progress=False)
+
+        class Shifted(toy_plugins.ThresholdParams):
+            column: int = 1
+
+        monkeypatch.setattr(toy_plugins.Threshold, "Params", Shifted)
+        with pytest.raises(PipelineError, match=r"^4 stored runs .* \(e\.g\. groups\.column: 0 -> 1: a default "
+                                            r"changed\); run them again with --rerun-stale") as err:
+            compare(grid, store, base=base, progress=False)
+        assert "\n" not in str(err.value)
+        assert {r["params"]["column"] for r in store.rows() if r["step"] == "groups"} == {0}  # untouched
+        counts = compare(grid, store, base=base, progress=False, rerun_stale=True)
+        assert counts["done"] == 4 and counts["skipped"] == 0 and store.count_runs() == 4
+        assert {r["params"]["column"] for r in store.rows() if r["step"] == "groups"} == {1}
+        assert compare(grid, store, base=base, progress=False)["skipped"] == 4  # nothing stale now
