@@ -236,8 +236,16 @@ def compare(grid: Path, store_path: str, executor: str, address: str | None, n_j
 @click.option("--correlate", default=None, metavar="METRIC",
               help="Add, per dataset, the Pearson and Spearman correlation of every other reported metric "
                    "with METRIC over the runs (e.g. internal scores against ari).")
+@click.option("--select-among", default=None, metavar="PLUGIN",
+              help="Add a leave-one-dataset-out choice among PLUGIN's settings (e.g. the cells of a sweep): "
+                   "each dataset gets the setting with the best average rank on the others, judged "
+                   "against the baselines.")
+@click.option("--select-by", default=None, metavar="A,B",
+              help="Metrics whose sum (each signed: larger is better) ranks the settings (default: the "
+                   "reported metrics but timings).")
 def report(store_path: str, out_dir: Path | None, grid_name: str | None, metrics: str | None,
-           baselines: str, peer: str | None, growth: str | None, correlate: str | None) -> None:
+           baselines: str, peer: str | None, growth: str | None, correlate: str | None,
+           select_among: str | None, select_by: str | None) -> None:
     """Tables (methods x datasets per metric, mean ± sd over seeds), ranks and paired tests.
 
     With --out: also report.html (self-contained), CSV files and one PNG per metric.
@@ -245,7 +253,7 @@ def report(store_path: str, out_dir: Path | None, grid_name: str | None, metrics
     \b
     Examples:
       macrocause report --store grid.db --grid quickstart --out report/
-      macrocause report --metrics ari,time,cpu,memory --peer dbscan --growth n_samples
+      macrocause report --metrics ari,time,cpu --peer dbscan --growth n_samples --select-among cafe_dbscan
     """
     from .compare import atomic_folder
     from .report import build_report, to_markdown, write_report
@@ -257,7 +265,8 @@ def report(store_path: str, out_dir: Path | None, grid_name: str | None, metrics
         shown = grid_name or (store.grids() or [None])[-1]
         click.echo(f"Grid {shown!r}." if shown else "Single runs (the store holds no grid).", err=True)
         opts = {"baselines": _names(baselines), "metrics": _names(metrics) if metrics else None,
-                "peer": peer, "correlate": correlate}
+                "peer": peer, "correlate": correlate, "select_among": select_among,
+                "select_by": _names(select_by) if select_by else None}
         click.echo(to_markdown(build_report(store.results(shown), shown, growth_param=growth, **opts)))
         if out_dir is not None:
             with atomic_folder(out_dir) as tmp:

@@ -10,6 +10,7 @@ from typing import Any
 from .correlate import MEAN, Correlation, correlated_metrics, correlations
 from .metrics import MetricInfo, is_timing
 from .results import Collection, collect, natural_key
+from .select import SELECTION_NOTE, Selection, select, selection_tables
 from .stats import MIN_PAIRS, PairedTest, Rank, average_ranks, paired_tests
 from .tables import Cell, aggregate, markdown_table, md_rows
 from .timing import Growth, Ratio, growth, peer_ratios
@@ -39,12 +40,14 @@ class Report:
     growth_param: str | None = None
     correlations: list[Correlation] = field(default_factory=list)  # metrics against ``correlate=``
     correlate: str | None = None
+    selection: Selection | None = None  # leave one dataset out among one plugin's settings (``select_among=``)
 
 
 def build_report(rows: Sequence[Mapping[str, Any]], grid: str | None = None,
                  baselines: Iterable[str] = BASELINES, metrics: Iterable[str] | None = None,
                  peer: str | None = None, growth_param: str | None = None,
-                 correlate: str | None = None) -> Report:
+                 correlate: str | None = None, select_among: str | None = None,
+                 select_by: Iterable[str] | None = None) -> Report:
     """Deduplicate the store *rows* and compute every metric's table, ranks and tests.
 
     *baselines* are plugin names: every method whose evaluated step runs one of
@@ -53,7 +56,10 @@ def build_report(rows: Sequence[Mapping[str, Any]], grid: str | None = None,
     ratios to it; with *growth_param* (a data-source parameter, ``n`` or ``d``), the
     timings against that size and their growth exponents (:mod:`~framework.report.timing`);
     with *correlate* (a metric), per dataset the Pearson and Spearman correlation of every
-    other reported metric with it over the runs (:mod:`~framework.report.correlate`).
+    other reported metric with it over the runs (:mod:`~framework.report.correlate`); with
+    *select_among* (a plugin), the leave-one-dataset-out choice among its settings by the
+    signed sum of *select_by* (default: the reported metrics but timings), against the
+    baselines (:mod:`~framework.report.select`).
     """
     col = collect(rows, grid=grid, metrics=metrics)
     plugins = set(baselines)
@@ -69,7 +75,23 @@ def build_report(rows: Sequence[Mapping[str, Any]], grid: str | None = None,
     corr = []
     if correlate:
         corr = correlations(col.everything, correlated_metrics(col, correlate), correlate)
-    return Report(col, sections, base, ratios, grown, growth_param, corr, correlate)
+    chosen = _selection(col, cells, base, select_among, select_by) if select_among else None
+    return Report(col, sections, base, ratios, grown, growth_param, corr, correlate, chosen)
+
+
+def _selection(col: Collection, cells, base: list[str], among: str, by: Iterable[str] | None) -> Selection:
+    from ..errors import MacrocauseError
+
+    by = list(by) if by else [m for m in col.metrics if not is_timing(m)]
+    missing = [m for m in by if m not in col.metrics]
+    if missing:
+        raise MacrocauseError(f"Cannot choose by {', '.join(missing)}: not among the reported metrics "
+                              f"({', '.join(col.metrics)}); add it to --metrics.")
+    candidates = sorted({r.method for r in col.results if r.plugin == among}, key=natural_key)
+    if not candidates:
+        plugins = sorted({r.plugin for r in col.results if r.plugin})
+        raise MacrocauseError(f"No reported method runs {among!r}; the grid's evaluated plugins: {', '.join(plugins)}.")
+    return select(cells, col.metrics, candidates, base, by, among)
 
 
 def _num(x: float, fmt: str = ".3g") -> str:
@@ -224,5 +246,13 @@ def to_markdown(report: Report, figures: Mapping[str, str] | None = None) -> str
             lines += [f"![every metric against {report.correlate}, per dataset]({figures['correlation']})", ""]
         for title, header, rows, bold in tables:
             rows = [[f"**{x}**" if b else x for x, b in zip(row, flags)] for row, flags in zip(rows, bold)]
+            lines += [f"{title}:", "", *md_rows(header, rows), ""]
+    if report.selection:
+        sel = report.selection
+        lines += [f"### Leave one dataset out among {sel.among}", "",
+                  SELECTION_NOTE.format(score=" + ".join(sel.by)) + ".", ""]
+        if figures and "selection" in figures:
+            lines += [f"![the held-out choices against the best baseline]({figures['selection']})", ""]
+        for title, header, rows in selection_tables(sel):
             lines += [f"{title}:", "", *md_rows(header, rows), ""]
     return "\n".join(lines)

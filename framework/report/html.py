@@ -23,6 +23,7 @@ from .build import (
     test_rows,
 )
 from .results import natural_key
+from .select import SELECTION_NOTE, selection_tables
 from .tables import fmt_cell
 
 __all__ = ["to_html"]
@@ -130,6 +131,14 @@ def to_html(report: Report, figures: Mapping[str, Path], title: str = "macrocaus
             parts.append(_img(figures["correlation"], f"every metric against {report.correlate}, per dataset"))
         for title, header, rows, bold in tables:
             parts.append(_table(header, rows, title, bold))
+    if report.selection:
+        sel = report.selection
+        parts.append(f"<h2>Leave one dataset out among {escape(sel.among)}</h2>")
+        parts.append(f'<p class="note">{_md_inline(SELECTION_NOTE.format(score=" + ".join(sel.by)))}.</p>')
+        if "selection" in figures:
+            parts.append(_img(figures["selection"], "the held-out choices against the best baseline"))
+        for title, header, rows in selection_tables(sel):
+            parts.append(_table(header, rows, title))
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f"<title>{escape(title)}</title><style>{_CSS}</style></head><body>\n"
             + "\n".join(parts) + "\n</body></html>\n")

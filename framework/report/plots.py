@@ -1,4 +1,5 @@
-"""One figure per metric: a facet per dataset, a box per method with one dot per seed.
+"""One figure per metric: a facet per dataset, a box per method with one dot per seed; and the
+figures of the growth, correlation and selection sections.
 
 matplotlib is imported on first use, with the Agg backend.
 """
@@ -15,9 +16,10 @@ import numpy as np
 from .correlate import MEAN, Correlation, run_points
 from .metrics import MetricInfo, is_timing, metric_info
 from .results import Result, natural_key
+from .select import Selection
 from .timing import Growth
 
-__all__ = ["plot_metric", "plot_growth", "plot_correlation", "LOG_RATIO", "MIN_BOX"]
+__all__ = ["plot_metric", "plot_growth", "plot_correlation", "plot_selection", "LOG_RATIO", "MIN_BOX"]
 
 LOG_RATIO = 30.0  # times whose largest is this many times their smallest: every facet in log scale
 _COLS = 4
@@ -206,5 +208,41 @@ def plot_correlation(results: Sequence[Result], corr: Sequence[Correlation], pat
     fig.tight_layout()
     path = Path(path)
     fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def plot_selection(sel: Selection, path: str | Path) -> Path:
+    """Save the leave-one-dataset-out figure of *sel* to *path* (PNG): per held-out dataset and
+    metric, the gap of the setting chosen on the other datasets to the best baseline (bars;
+    positive = better) and the default's gap (hollow diamonds)."""
+    plt = _plt()
+    choices = sel.choices
+    n, k = len(choices), len(sel.by)
+    fig, ax = plt.subplots(figsize=(7.2, 0.45 * n * max(k, 2) / 2 + 1.6))
+    height = 0.8 / k
+    cmap = plt.get_cmap("tab10")
+    for j, metric in enumerate(sel.by):
+        y = np.arange(n) + (j - (k - 1) / 2) * height
+        held = [c.gaps(c.values, sel.infos)[metric] for c in choices]
+        default = [c.gaps(c.default_values, sel.infos)[metric] for c in choices]
+        ax.barh(y, held, height=height * 0.9, color=cmap(j % 10), alpha=0.8, label=f"{metric}, held out")
+        ax.scatter(default, y, marker="D", s=22, facecolors="none", edgecolors="black", lw=0.9,
+                   label="the default" if j == 0 else None, zorder=3)
+    ax.axvline(0.0, color="0.3", lw=0.8)
+    ax.set_yticks(np.arange(n))
+    ax.set_yticklabels([f"{c.data}  ({'above' if c.above(c.values, sel.infos) else 'not above'})"
+                        for c in choices], fontsize=8)
+    ax.invert_yaxis()
+    ax.set_xlabel("value minus the best baseline's (positive = better)", fontsize=8)
+    ax.tick_params(axis="x", labelsize=7)
+    ax.grid(axis="x", color="0.92", lw=0.6)
+    ax.set_axisbelow(True)
+    ax.legend(fontsize=7, frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    ax.set_title(textwrap.fill(f"{sel.among}: the setting chosen on the other datasets, on each held-out "
+                               f"dataset, against the best baseline; default: {sel.default}", 90), fontsize=8)
+    fig.tight_layout()
+    path = Path(path)
+    fig.savefig(path, dpi=110, bbox_inches="tight")
     plt.close(fig)
     return path

@@ -287,6 +287,13 @@ def _method_labels(items: Iterable[tuple], per_data: Mapping[tuple, set[str]]) -
     for _, r, step, _, _ in items:
         key = _method_key(r, step, per_data)
         params[key] = json.loads(key[3])
+    short = _labels(params, short=True)
+    return short if len(set(short.values())) == len(short) else _labels(params, short=False)
+
+
+def _labels(params: Mapping[tuple, dict[str, Any]], short: bool) -> dict[tuple, str]:
+    """``pipeline:step (plugin) [differing parameters]``; with *short*, a pipeline named after its
+    step (a sweep's ``s[s.a=1]``) gives ``s[a=1] (plugin)``."""
     several = len({k[0] for k in params}) > 1
     by_step: dict[tuple, list[tuple]] = defaultdict(list)
     for key in params:
@@ -298,9 +305,16 @@ def _method_labels(items: Iterable[tuple], per_data: Mapping[tuple, set[str]]) -
         for key in keys:
             label = on if key[2] in (None, on) else f"{on} ({key[2]})"
             if several:
-                label = f"{pipeline}:{label}"
+                label = f"{_short(pipeline, on)}{label[len(on):]}" if short and pipeline.split("[")[0] == on \
+                    else f"{pipeline}:{label}"
             if differ:
                 label += " [" + ",".join(f"{p}={params[key].get(p)}" for p in differ) + "]"
             out[key] = label
     return out
+
+
+def _short(pipeline: str, step: str) -> str:
+    """A swept pipeline named after its step, ``s[s.a=1,s.b=2]``, as ``s[a=1,b=2]``."""
+    base, bracket, rest = pipeline.partition("[")
+    return base + bracket + ",".join(x.removeprefix(f"{step}.") for x in rest.split(",")) if bracket else base
 

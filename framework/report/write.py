@@ -11,7 +11,8 @@ from .build import BASELINES, build_report, to_markdown
 from .frames import CORRELATIONS_HEADER, report_tables
 from .html import to_html
 from .metrics import metric_info
-from .plots import plot_correlation, plot_growth, plot_metric
+from .plots import plot_correlation, plot_growth, plot_metric, plot_selection
+from .select import SELECTION_HEADER, selection_rows
 
 __all__ = ["write_report", "FILES"]
 
@@ -21,7 +22,8 @@ FILES = ("report.md", "report.html", "report.csv", "results.csv", "ranks.csv", "
 def write_report(store, out: str | Path, grid: str | None = None, *,
                  baselines: Iterable[str] = BASELINES, metrics: Iterable[str] | None = None,
                  peer: str | None = None, growth: str | None = None,
-                 correlate: str | None = None) -> list[Path]:
+                 correlate: str | None = None, select_among: str | None = None,
+                 select_by: Iterable[str] | None = None) -> list[Path]:
     """Write the report of *store* (a ``ResultStore``) into folder *out*.
 
     One result per (pipeline, data, parameters, seed) is kept, the latest; with
@@ -52,11 +54,19 @@ def write_report(store, out: str | Path, grid: str | None = None, *,
         A metric: adds ``correlations.csv`` (per dataset, Pearson and Spearman correlation of
         every other reported metric with it over the runs, NaN left out and counted) and
         ``correlation.png`` (each metric against it, a facet per dataset).
+    select_among : str, optional
+        A plugin: adds ``selection.csv``, the leave-one-dataset-out choice among its settings
+        by the signed sum of *select_by* (default: the reported metrics but timings), each
+        held-out dataset's choice and the all-data default against the best baseline
+        (:mod:`~framework.report.select`), and ``selection.png`` (their gaps to the best baseline).
+    select_by : list of str, optional
+        The metrics of that choice.
     """
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     report = build_report(store.results(grid), grid, baselines=baselines, metrics=metrics, peer=peer,
-                          growth_param=growth, correlate=correlate)
+                          growth_param=growth, correlate=correlate, select_among=select_among,
+                          select_by=select_by)
     methods = report.collection.methods()
     figures = {}
     for sec in report.sections:
@@ -69,6 +79,8 @@ def write_report(store, out: str | Path, grid: str | None = None, *,
     if report.correlations:
         figures["correlation"] = plot_correlation(report.collection.everything, report.correlations,
                                                   out / "correlation.png")
+    if report.selection:
+        figures["selection"] = plot_selection(report.selection, out / "selection.png")
     md, html, agg, res, ranks, tests = (out / f for f in FILES)
     md.write_text(to_markdown(report, {k: v.name for k, v in figures.items()}) + "\n")
     html.write_text(to_html(report, figures), encoding="utf-8")
@@ -89,6 +101,9 @@ def write_report(store, out: str | Path, grid: str | None = None, *,
     if report.correlations:
         extra.append(out / "correlations.csv")
         _csv(extra[-1], CORRELATIONS_HEADER, [[_blank(x) for x in row] for row in tables["correlations"][1]])
+    if report.selection:
+        extra.append(out / "selection.csv")
+        _csv(extra[-1], SELECTION_HEADER, [[_blank(x) for x in row] for row in selection_rows(report.selection)])
     return [md, html, agg, res, ranks, tests, *extra, *figures.values()]
 
 

@@ -248,3 +248,20 @@ def test_one_value_from_two_evaluate_steps_is_named_by_step(plugin_registry, tmp
     assert {(r.metric, r.value) for r in col.results} == {("shd [vs_dag]", 3.0), ("shd [vs_cpdag]", 1.0),
                                                          ("time", 1.0)}
     assert not col.metrics["shd [vs_dag]"].higher_is_better
+
+
+def test_a_sweeps_pipelines_named_after_their_step_get_short_labels(plugin_registry, tmp_path):
+    def write(store, pipeline, step, plugin, alpha):
+        rows = [{"step": step, "kind": "partition", "plugin": plugin, "params": {"alpha": alpha}},
+                {"step": "ev", "kind": "evaluate", "plugin": "ari", "params": {}, "metrics": {"ari": alpha},
+                 "on": step, "method": plugin}]
+        store.write_run(f"{pipeline}-{step}", rows, pipeline=pipeline, seed=0, data_label="d", grid="g")
+
+    with ResultStore(tmp_path / "h.db") as store:
+        write(store, "cause_fs[cause_fs.alpha=1,cause_fs.k=3]", "cause_fs", "cause_fs", 0.1)
+        write(store, "cause_fs[cause_fs.alpha=2,cause_fs.k=3]", "cause_fs", "cause_fs", 0.2)
+        write(store, "cafe_auto", "cafe_auto", "cafe_dbscan", 0.3)  # step named otherwise than its plugin
+        write(store, "p", "q", "q", 0.4)  # step named otherwise than its pipeline: the long form
+        col = collect(store.rows())
+    assert sorted(r.method for r in col.of("ari")) == [
+        "cafe_auto (cafe_dbscan)", "cause_fs[alpha=1,k=3]", "cause_fs[alpha=2,k=3]", "p:q"]
