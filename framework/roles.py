@@ -329,6 +329,33 @@ class Evaluator(Plugin):
     ) -> Evaluation:
         """Rate *result*; *truth* is required by external metrics (NMI, SHD, ...)."""
         ds = self._check_data(data)
+        result, truth = self._checked(ds, result, truth)
+        return self._named(self._evaluate(ds, result, truth))
+
+    def evaluate_many(
+        self,
+        data: Dataset | Any,
+        results: Sequence[Partition | CausalGraph],
+        truth: Partition | CausalGraph | Any = None,
+    ) -> list[Evaluation]:
+        """:meth:`evaluate` of several results on the same data (and truth): the data are checked
+        once, and an evaluator whose work partly depends on the data alone shares it
+        (``_evaluate_many``); the values are those of :meth:`evaluate` on each."""
+        ds = self._check_data(data)
+        checked = [self._checked(ds, r, truth) for r in results]
+        evs = self._evaluate_many(ds, [r for r, _ in checked], checked[0][1] if checked else truth)
+        return [self._named(ev) for ev in evs]
+
+    def _evaluate_many(self, data: Dataset, results: list[Any], truth: Any) -> list[Evaluation]:
+        """Rate several validated results of the same data (default: one :meth:`_evaluate` each)."""
+        return [self._evaluate(data, r, truth) for r in results]
+
+    def _named(self, ev: Evaluation) -> Evaluation:
+        metrics = {self.name: float(ev.value), **{k: float(v) for k, v in ev.metrics.items()}}
+        return Evaluation(float(ev.value), metrics, ev.pointwise)
+
+    def _checked(self, ds: Dataset, result: Any, truth: Any) -> tuple[Any, Any]:
+        """*result* and *truth* as a Partition or CausalGraph this evaluator rates, sized to *ds*."""
         kind = "graph" if isinstance(result, CausalGraph) else "partition"
         if isinstance(result, np.ndarray | list | tuple):
             result = Partition(result)
@@ -355,9 +382,7 @@ class Evaluator(Plugin):
                     f"{self.name}: the truth has {len(truth)} labels, the result {len(result)}; "
                     "they must partition the same items."
                 )
-        ev = self._evaluate(ds, result, truth)
-        metrics = {self.name: float(ev.value), **{k: float(v) for k, v in ev.metrics.items()}}
-        return Evaluation(float(ev.value), metrics, ev.pointwise)
+        return result, truth
 
     @abstractmethod
     def _evaluate(self, data: Dataset, result: Any, truth: Any) -> Evaluation:

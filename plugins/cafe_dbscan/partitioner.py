@@ -218,8 +218,8 @@ fixed amount. The method page
                                  "labels": labels, "k": int(labels.max()) + 1, "bic_gain": bic_gain(labels, codes, m)})
         best_gain = max(r["bic_gain"] for r in rows)
         keep = [r for r in rows if r["bic_gain"] >= best_gain - AUTO_BIC_SLACK * abs(best_gain)]
-        for r in keep:
-            r["disco"] = disco.evaluate(data, Partition(r["labels"])).value
+        for r, ev in zip(keep, disco.evaluate_many(data, [Partition(r["labels"]) for r in keep])):
+            r["disco"] = ev.value
         best = max(keep, key=lambda r: r["disco"])
         best["chosen"] = True
         table = [{k: v for k, v in r.items() if k != "labels"} for r in rows]

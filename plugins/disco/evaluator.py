@@ -95,12 +95,27 @@ class Disco(Evaluator):
 
         _require_sample_partition(self.name, result)
         values = disco_samples(data.X, result.labels, self.params.min_points, backend=self.params.backend)
-        noise = result.noise
-        metrics = {
-            "disco_clusters": float(values[~noise].mean()) if (~noise).any() else float("nan"),
-            "disco_noise": float(values[noise].mean()) if noise.any() else float("nan"),
-        }
-        return Evaluation(float(values.mean()), metrics, values)
+        return _disco_evaluation(values, result.noise)
+
+    def _evaluate_many(self, data: Dataset, results: list[Any], truth: Any) -> list[Evaluation]:
+        """Several labellings share the work that does not depend on the labels (core distances,
+        the mutual-reachability MST and its dendrogram): one preparation, the same values."""
+        from ._disco import disco_samples, prepare
+
+        for r in results:
+            _require_sample_partition(self.name, r)
+        p = self.params
+        shared = prepare(data.X, p.min_points, p.backend) if p.backend != "dense" and results else None
+        return [_disco_evaluation(disco_samples(data.X, r.labels, p.min_points, shared, p.backend), r.noise)
+                for r in results]
+
+
+def _disco_evaluation(values: np.ndarray, noise: np.ndarray) -> Evaluation:
+    metrics = {
+        "disco_clusters": float(values[~noise].mean()) if (~noise).any() else float("nan"),
+        "disco_noise": float(values[noise].mean()) if noise.any() else float("nan"),
+    }
+    return Evaluation(float(values.mean()), metrics, values)
 
 
 def _require_sample_partition(who: str, result: Any) -> None:

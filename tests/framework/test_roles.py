@@ -58,6 +58,12 @@ def test_evaluator_checks_kind_truth_and_lengths():
         agree.evaluate(ds, Partition([0, 0, 1]), Partition([0, 0, 1]))
     ev = agree.evaluate(ds, [0, 0, 1, 1], [0, 0, 1, 0])
     assert isinstance(ev, Evaluation) and ev.value == 0.75 and ev.metrics == {"toy_agreement": 0.75}
+    # several results, one truth: each checked as by evaluate, the same values
+    many = agree.evaluate_many(ds, [[0, 0, 1, 1], Partition([1, 1, 1, 1]), [0, 1, 0, 1]], [0, 0, 1, 0])
+    assert [e.value for e in many] == [0.75, 0.25, 0.25] and many[0].metrics == {"toy_agreement": 0.75}
+    assert agree.evaluate_many(ds, [], [0, 0, 1, 0]) == []
+    with pytest.raises(DataValidationError, match="3 labels for 4 samples"):
+        agree.evaluate_many(ds, [[0, 0, 1, 1], [0, 0, 1]], [0, 0, 1, 0])
 
 
 def test_partitioner_accepts_arrays_and_refuses_nan():

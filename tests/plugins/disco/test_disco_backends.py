@@ -70,3 +70,23 @@ def test_dense_backend_refuses_past_the_budget(monkeypatch):
 def test_bad_backend():
     with pytest.raises(Exception, match="backend"):
         registry.create("disco", backend="gpu")
+
+
+@pytest.mark.parametrize("backend", ["tree", "blocked", "dense"])
+def test_evaluate_many_shares_the_preparation_and_gives_the_same_values(backend):
+    from framework import Dataset, Partition
+    from framework.errors import DataValidationError
+
+    rng = np.random.default_rng(4)
+    X = np.concatenate([rng.normal(0, 1, (30, 3)), rng.normal(5, 1, (30, 3)), rng.uniform(-3, 8, (8, 3))])
+    truth = np.r_[np.zeros(30, int), np.ones(30, int), -np.ones(8, int)]
+    labellings = [truth, np.zeros(68, int), np.where(rng.random(68) < 0.3, -1, truth.clip(0)), -np.ones(68, int)]
+    disco = registry.create("disco", backend=backend)
+    many = disco.evaluate_many(Dataset(X), [Partition(y) for y in labellings])
+    for y, ev in zip(labellings, many):
+        one = disco.evaluate(X, y)
+        assert ev.value == one.value and ev.metrics == pytest.approx(one.metrics, nan_ok=True)
+        np.testing.assert_allclose(ev.pointwise, brute_disco(X, y, 5), rtol=0, atol=1e-9)
+    assert disco.evaluate_many(Dataset(X), []) == []
+    with pytest.raises(DataValidationError, match="disco: the partition has 5 labels for 68 samples"):
+        disco.evaluate_many(Dataset(X), [Partition(truth), Partition(np.zeros(5, int))])
