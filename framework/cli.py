@@ -255,7 +255,7 @@ def report(store_path: str, out_dir: Path | None, grid_name: str | None, metrics
       macrocause report --store grid.db --grid quickstart --out report/
       macrocause report --metrics ari,time,cpu --peer dbscan --growth n_samples --select-among cafe_dbscan
     """
-    from .compare import atomic_folder
+    from .atomic import atomic_folder
     from .report import build_report, to_markdown, write_report
     from .store import ResultStore
 

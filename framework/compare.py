@@ -33,13 +33,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import shutil
 import sys
-import tempfile
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -57,7 +53,7 @@ from .pipeline.yaml_io import format_validation_error, load_yaml, read_yaml_sour
 from .stale import describe_stale, stale_runs
 from .store import ResultStore, provenance, run_key
 
-__all__ = ["Grid", "GridData", "Task", "run_task", "compare", "atomic_folder"]
+__all__ = ["Grid", "GridData", "Task", "run_task", "compare"]
 
 
 def _once(values: list[Any]) -> None:
@@ -392,25 +388,3 @@ def compare(
     if elsewhere and progress:
         print(f"{elsewhere} runs were being computed by another process (left to it).", file=sys.stderr)
     return counts
-
-
-@contextmanager
-def atomic_folder(out: Path) -> Iterator[Path]:
-    """Yield a temporary folder beside *out*; on success it replaces *out* by a rename,
-    so *out* is never half-written. On error the temporary folder is removed."""
-    out = Path(out)
-    if out.exists() and not out.is_dir():
-        raise PipelineError(f"{out} exists and is not a folder.")
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}-", dir=out.parent))
-    try:
-        tmp.chmod(0o755)
-        yield tmp
-        old = out.parent / f".{out.name}-old-{os.getpid()}"
-        if out.exists():
-            os.replace(out, old)
-        os.replace(tmp, out)
-        shutil.rmtree(old, ignore_errors=True)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
