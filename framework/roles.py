@@ -15,11 +15,9 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, ClassVar, Literal
 
-import numpy as np
-
 from .data import Dataset, as_dataset
 from .errors import ConfigError, DataValidationError
-from .evaluation import Evaluation
+from .evaluation import Evaluation, checked_inputs
 from .graph import CausalGraph
 from .memory import MemoryEstimate, check_budget
 from .params import Params, validate_params
@@ -355,34 +353,7 @@ class Evaluator(Plugin):
         return Evaluation(float(ev.value), metrics, ev.pointwise)
 
     def _checked(self, ds: Dataset, result: Any, truth: Any) -> tuple[Any, Any]:
-        """*result* and *truth* as a Partition or CausalGraph this evaluator rates, sized to *ds*."""
-        kind = "graph" if isinstance(result, CausalGraph) else "partition"
-        if isinstance(result, np.ndarray | list | tuple):
-            result = Partition(result)
-            kind = "partition"
-        if not isinstance(result, Partition | CausalGraph):
-            raise DataValidationError(
-                f"{self.name} rates a Partition or CausalGraph, got {type(result).__name__}."
-            )
-        if kind not in self.accepts:
-            raise DataValidationError(
-                f"{self.name} rates a {' or '.join(self.accepts)}, got a {kind}."
-            )
-        if isinstance(truth, np.ndarray | list | tuple):
-            truth = Partition(truth, axis=result.axis if isinstance(result, Partition) else "samples")
-        if self.needs_truth and truth is None:
-            raise DataValidationError(f"{self.name} compares with a ground truth: pass truth=...")
-        if isinstance(result, Partition) and result.axis == "samples" and len(result) != ds.n_samples:
-            raise DataValidationError(
-                f"{self.name}: the partition has {len(result)} labels for {ds.n_samples} samples."
-            )
-        if isinstance(truth, Partition) and isinstance(result, Partition):
-            if truth.axis == result.axis and len(truth) != len(result):
-                raise DataValidationError(
-                    f"{self.name}: the truth has {len(truth)} labels, the result {len(result)}; "
-                    "they must partition the same items."
-                )
-        return result, truth
+        return checked_inputs(self.name, self.accepts, self.needs_truth, ds, result, truth)
 
     @abstractmethod
     def _evaluate(self, data: Dataset, result: Any, truth: Any) -> Evaluation:
