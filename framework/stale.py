@@ -14,8 +14,8 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from . import registry
 from .errors import MacrocauseError
+from .pipeline.context import create_plugin
 
 __all__ = ["stale_runs", "describe_stale"]
 
@@ -54,15 +54,13 @@ def stale_runs(tasks: Iterable[Any], rows: Iterable[Mapping[str, Any]]) -> dict[
         changes = []
         for r in stored:
             step = steps.get(r["step"])
-            if r["plugin"] is None or step is None or r["plugin"] not in registry.names():
+            if r["plugin"] is None or step is None:
                 continue
-            params = dict(getattr(step, "params", {}) or {})
-            if "seed" in r["params"] and "seed" not in params:
-                params["seed"] = r["params"]["seed"]
-            try:
-                now = registry.get(r["plugin"])(**params).get_params()
+            try:  # as the run resolves them: the step's parameters, the run's seed for a stochastic plugin
+                now = create_plugin(r["plugin"], getattr(step, "params", None) or {}, None, "stale check",
+                                    task.pipeline.seed).get_params()
             except MacrocauseError:
-                continue  # the step no longer validates: running it again reports why
+                continue  # the plugin is gone or the step no longer validates: running it again says why
             changes += [f"{r['step']}.{k}: {a!r} -> {b!r}" for k, (a, b) in _changes(r["params"], now).items()]
         if changes:
             out[task.key] = changes

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from ..errors import MacrocauseError
 from .metrics import MetricInfo
 from .results import natural_key
+from .stats import _ranks
 from .tables import Cell
 
 __all__ = ["Choice", "Selection", "select", "selection_tables", "selection_rows", "SELECTION_NOTE", "SELECTION_HEADER"]
@@ -89,8 +90,6 @@ def select(cells: Sequence[Cell], infos: Mapping[str, MetricInfo], candidates: S
     among : str
         The candidates' plugin (for the text).
     """
-    from scipy.stats import rankdata
-
     if len(candidates) < 2:
         raise MacrocauseError(f"Leave one dataset out needs at least two {among} settings to choose from; "
                               f"the grid has {len(candidates)}.")
@@ -103,8 +102,8 @@ def select(cells: Sequence[Cell], infos: Mapping[str, MetricInfo], candidates: S
             vals = [mean.get((k, d, m), math.nan) for k in by]
             if not any(math.isnan(v) for v in vals):
                 scored.append((m, sum(v if infos[k].higher_is_better else -v for k, v in zip(by, vals))))
-        for (m, _), r in zip(scored, rankdata([-s for _, s in scored])):
-            ranks[m][d] = float(r)
+        for (m, _), r in zip(scored, _ranks([s for _, s in scored], higher_is_better=True)):
+            ranks[m][d] = r
     overall = _avg_ranks(ranks, datas)
     if not overall:
         raise MacrocauseError(f"No {among} setting has every metric of {', '.join(by)} on any dataset.")
@@ -117,10 +116,10 @@ def select(cells: Sequence[Cell], infos: Mapping[str, MetricInfo], candidates: S
         others = _avg_ranks(ranks, [x for x in datas if x != d])
         if not others:
             continue
-        best = {k: max((mean.get((k, d, b), math.nan) * (1 if infos[k].higher_is_better else -1)
-                        for b in baselines if not math.isnan(mean.get((k, d, b), math.nan))), default=math.nan)
-                for k in by}
-        best = {k: v if infos[k].higher_is_better else -v for k, v in best.items()}
+        best = {}
+        for k in by:
+            found = [v for v in (mean.get((k, d, b), math.nan) for b in baselines) if not math.isnan(v)]
+            best[k] = (max if infos[k].higher_is_better else min)(found, default=math.nan)
         choices.append(Choice(d, others[0][0], means(others[0][0], d), means(overall[0][0], d), best))
     return Selection(among, list(by), {k: infos[k] for k in by}, overall, overall[0][0], choices)
 
