@@ -25,7 +25,7 @@ from typing import Any, Literal
 
 from .errors import ConfigError, MacrocauseError
 
-__all__ = ["parallel_map", "iter_unordered", "progress_bar", "Executor", "n_workers", "cores",
+__all__ = ["parallel_map", "iter_unordered", "progress_bar", "Executor", "n_workers", "cores", "thread_budget",
            "WorkerLost"]
 
 Executor = Literal["local", "dask"]
@@ -172,6 +172,14 @@ def _dask(fn, items, workers, address, client, on_lost, announce) -> Iterator[tu
 
 
 # -- local worker processes -------------------------------------------------------------------
+
+
+def thread_budget() -> int:
+    """Threads this process may use, as :func:`limit_threads` set them (``OMP_NUM_THREADS``;
+    ``macrocause compare`` gives each worker cores / jobs), else -1: every core (the ``workers``
+    convention of scipy's k-d trees)."""
+    n = os.environ.get("OMP_NUM_THREADS", "")
+    return max(1, int(n)) if n.isdigit() else -1
 
 
 def limit_threads(n: int) -> None:

@@ -12,18 +12,11 @@ time series. Phys. Rev. Lett. 99, 2007 (the conditional MI estimator).
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 from scipy.spatial import cKDTree
 from scipy.special import digamma
 
-
-def _workers() -> int:
-    """Threads for the k-d tree searches: the process's thread budget (``OMP_NUM_THREADS``, which
-    ``macrocause compare`` sets to cores / jobs in each worker), else every core (-1)."""
-    n = os.environ.get("OMP_NUM_THREADS", "")
-    return max(1, int(n)) if n.isdigit() else -1
+from framework.execution import thread_budget
 
 
 def _kth_distance(joint: np.ndarray, k: int) -> np.ndarray:
@@ -32,12 +25,12 @@ def _kth_distance(joint: np.ndarray, k: int) -> np.ndarray:
     The points are first put in the order of a k-d tree's leaves and searched in that order, so
     that a query and the points it visits sit close in memory (about 10 % less CPU at 6-11
     columns and 7,466 points than searching in row order); the distances are the same floats,
-    however many threads (:func:`_workers`) search.
+    however many threads (:func:`framework.execution.thread_budget`) search.
     Sliding-midpoint trees (``balanced_tree=False``) build faster and search as fast here.
     """
     order = cKDTree(joint, balanced_tree=False).indices
     pts = np.ascontiguousarray(joint[order])
-    dist, _ = cKDTree(pts, balanced_tree=False).query(pts, k=[k + 1], p=np.inf, workers=_workers())
+    dist, _ = cKDTree(pts, balanced_tree=False).query(pts, k=[k + 1], p=np.inf, workers=thread_budget())
     out = np.empty(joint.shape[0])
     out[order] = dist[:, 0]
     return out
@@ -53,7 +46,7 @@ def count_within(block: np.ndarray, eps: np.ndarray) -> np.ndarray:
         return hi - lo - 1
     tree = cKDTree(block)
     r = np.nextafter(eps, 0.0)
-    return tree.query_ball_point(block, r=r, p=np.inf, return_length=True, workers=_workers()) - 1
+    return tree.query_ball_point(block, r=r, p=np.inf, return_length=True, workers=thread_budget()) - 1
 
 
 def knn_entropy(x: np.ndarray, k: int = 5) -> float:

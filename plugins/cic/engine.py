@@ -56,11 +56,13 @@ class DiscreteEntropies:
     def H(self, cols: Idx) -> float:
         h = self._h.get(cols)
         if h is None:
-            from ._kernels import joint_entropy
-
-            h = float(joint_entropy(self.codes, np.asarray(cols, dtype=np.int64), self.cards))
-            self._h[cols] = h
+            h = self._h[cols] = self._entropy(cols)
         return h
+
+    def _entropy(self, cols: Idx) -> float:
+        from ._kernels import joint_entropy
+
+        return float(joint_entropy(self.codes, np.asarray(cols, dtype=np.int64), self.cards))
 
     def mi(self, a: Idx, b: Idx) -> float:
         return self.H(a) + self.H(b) - self.H(tuple(sorted(a + b)))
@@ -89,14 +91,9 @@ class NumpyEntropies(DiscreteEntropies):
         self._log_n = math.log(self.n)
         self._rows = np.ascontiguousarray(self.codes.T)  # one contiguous row per column
 
-    def H(self, cols: Idx) -> float:
-        h = self._h.get(cols)
-        if h is None:
-            h = self._entropy(cols) if cols else 0.0
-            self._h[cols] = h
-        return h
-
     def _entropy(self, cols: Idx) -> float:
+        if not cols:
+            return 0.0
         rows, cards = self._rows, self.cards
         keys = rows[cols[0]]
         total = int(cards[cols[0]])

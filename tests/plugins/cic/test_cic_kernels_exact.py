@@ -138,10 +138,11 @@ def test_kl_search_same_result_as_row_order_search(monkeypatch):
 
 @pytest.mark.parametrize("threads", ["1", "2", ""])
 def test_kth_distance_and_counts_are_the_same_with_any_thread_budget(monkeypatch, threads):
-    from plugins.cic._knn import _kth_distance, _workers, count_within
+    from framework.execution import thread_budget
+    from plugins.cic._knn import _kth_distance, count_within
 
     monkeypatch.setenv("OMP_NUM_THREADS", threads)
-    assert _workers() == (int(threads) if threads else -1)
+    assert thread_budget() == (int(threads) if threads else -1)
     X = np.round(np.random.default_rng(7).standard_normal((400, 3)), 1)  # ties
     D = np.abs(X[:, None, :] - X[None, :, :]).max(axis=2)
     eps = np.sort(D, axis=1)[:, 5]
