@@ -183,7 +183,7 @@ class KFromTruth(Partitioner):
             raise DataValidationError(f"{self.name}: k_factor {p.k_factor} gives k = {k}, the true number of "
                                       "classes: the labelling of k_factor 1 again.")
         params = {**p.params, "n_clusters": k}
-        if "seed" in registry.get(p.partitioner).Params.model_fields:
+        if registry.get(p.partitioner).is_stochastic():
             params["seed"] = p.seed
         part = registry.create(p.partitioner, **params).partition(data)
         return Partition(part.labels, axis="samples", info={"n_clusters": k})
