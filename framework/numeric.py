@@ -38,8 +38,9 @@ def k_distance(X: np.ndarray, k: int, p: float = 2.0, max_queries: int | None = 
     """
     from scipy.spatial import cKDTree
 
+    from .execution import thread_budget
     n = X.shape[0]
     k = min(max(k, 1), n)
     idx = np.arange(n) if max_queries is None else np.linspace(0, n - 1, min(n, max_queries)).round().astype(np.int64)
-    dist, _ = cKDTree(X).query(X[idx], k=k, p=p, workers=-1)
+    dist, _ = cKDTree(X).query(X[idx], k=k, p=p, workers=thread_budget())
     return np.asarray(dist, dtype=float).reshape(len(idx), k)[:, -1]

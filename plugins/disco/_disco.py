@@ -29,6 +29,7 @@ def core_distances(X: np.ndarray, min_points: int) -> tuple[np.ndarray, np.ndarr
     indices of those neighbours (shape (n, min_points))."""
     from scipy.spatial import cKDTree
 
+    from framework.execution import thread_budget
     n = X.shape[0]
     if n < min_points:
         raise DataValidationError(
@@ -36,7 +37,7 @@ def core_distances(X: np.ndarray, min_points: int) -> tuple[np.ndarray, np.ndarr
             f"distance to its min_points-th nearest point, itself counted); got {n}. "
             "Lower min_points or pass more samples."
         )
-    dist, idx = cKDTree(X).query(X, k=min_points, workers=-1)
+    dist, idx = cKDTree(X).query(X, k=min_points, workers=thread_budget())
     dist = np.asarray(dist, dtype=np.float64).reshape(n, min_points)
     idx = np.asarray(idx, dtype=np.int64).reshape(n, min_points)
     return dist[:, -1].copy(), idx

@@ -138,3 +138,19 @@ def test_a_task_that_kills_its_dask_workers_is_failed_and_the_rest_runs(monkeypa
     assert status == "failed" and reason.startswith("its Dask worker died repeatedly")
     for i, value in got.items():  # a task queued on the dying worker may fail with it, never go wrong
         assert value == i * i or value[0] == "failed"
+
+
+@pytest.mark.parametrize("threads", ["1", "2", ""])
+def test_k_nearest_searches_give_the_brute_force_answer_under_any_thread_budget(monkeypatch, threads):
+    """DISCO's core distances and the k-distance read the budget (``OMP_NUM_THREADS``) for their
+    k-d tree searches; the distances do not depend on it."""
+    from framework.numeric import k_distance
+    from plugins.disco._disco import core_distances
+
+    monkeypatch.setenv("OMP_NUM_THREADS", threads)
+    X = np.random.default_rng(3).standard_normal((200, 3))
+    D = np.sqrt(((X[:, None, :] - X[None, :, :]) ** 2).sum(axis=2))
+    ordered = np.sort(D, axis=1)  # column 0: the point itself
+    core, _ = core_distances(X, 4)
+    np.testing.assert_allclose(core, ordered[:, 3])
+    np.testing.assert_allclose(k_distance(X, 5), ordered[:, 4])
