@@ -222,7 +222,9 @@ def compare(grid: Path, store_path: str, executor: str, address: str | None, n_j
 @click.option("--store", "store_path", default="macrocause-results.db", show_default=True)
 @click.option("--out", "out_dir", default=None, type=click.Path(file_okay=False, path_type=Path),
               help="Write report.md, report.html, CSV files and one PNG per metric here.")
-@click.option("--grid", "grid_name", default=None, metavar="NAME", help="The grid to report (default: the latest).")
+@click.option("--grid", "grid_name", default=None, metavar="NAME|FILE",
+              help="The grid to report (default: the latest); a grid file (.yaml) reports only the runs it "
+                   "names now (entries since removed or changed are left out).")
 @click.option("--metrics", default=None, metavar="A,B",
               help="Metrics to report (default: the evaluators' values and time); timings: time, cpu, "
                    "memory, and time@E, cpu@E, memory@E of evaluator E.")
@@ -262,16 +264,34 @@ def report(store_path: str, out_dir: Path | None, grid_name: str | None, metrics
     if not Path(store_path).is_file():
         raise MacrocauseError(f"No results store at {store_path}; run `macrocause run` or `compare` first.")
     with ResultStore(store_path) as store:
-        shown = grid_name or (store.grids() or [None])[-1]
-        click.echo(f"Grid {shown!r}." if shown else "Single runs (the store holds no grid).", err=True)
+        shown, keys = _grid_runs(store, grid_name)
         opts = {"baselines": _names(baselines), "metrics": _names(metrics) if metrics else None,
                 "peer": peer, "correlate": correlate, "select_among": select_among,
                 "select_by": _names(select_by) if select_by else None}
-        click.echo(to_markdown(build_report(store.results(shown), shown, growth_param=growth, **opts)))
+        click.echo(to_markdown(build_report(store.results(shown, keys), shown, growth_param=growth, **opts)))
         if out_dir is not None:
             with atomic_folder(out_dir) as tmp:
-                files = write_report(store, tmp, grid=shown, growth=growth, **opts)
+                files = write_report(store, tmp, grid=shown, growth=growth, keys=keys, **opts)
             click.echo(f"Wrote {len(files)} files to {out_dir} (open report.html).", err=True)
+
+
+def _grid_runs(store, grid: str | None) -> tuple[str | None, set[str] | None]:
+    """The grid name to report and, when *grid* is a grid file, the run keys it names now."""
+    if grid is None or not grid.endswith((".yaml", ".yml")):
+        shown = grid or (store.grids() or [None])[-1]
+        click.echo(f"Grid {shown!r}." if shown else "Single runs (the store holds no grid).", err=True)
+        return shown, None
+    from .compare import Grid
+
+    spec, base = Grid.from_yaml(grid)
+    keys = {t.key for t in spec.tasks(base)}
+    stored = {r["run_key"] for r in store.results(spec.name)}
+    if not keys & stored:
+        raise MacrocauseError(f"None of the {len(keys)} runs {grid} names is in {store.path}; "
+                              f"run `macrocause compare {grid} --store {store.path}` first.")
+    click.echo(f"Grid {spec.name!r} as {grid} names it: {len(keys & stored)} of its {len(keys)} runs stored; "
+               f"{len(stored - keys)} other stored runs of the grid left out.", err=True)
+    return spec.name, keys
 
 
 def _names(text: str) -> list[str]:

@@ -24,7 +24,7 @@ import socket
 import sqlite3
 import threading
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any, Literal
@@ -257,21 +257,27 @@ class ResultStore:
         q = "SELECT grid FROM runs WHERE grid IS NOT NULL GROUP BY grid ORDER BY MAX(created), grid"
         return [r[0] for r in self._conn.execute(q)]
 
-    def results(self, grid: str | None = None) -> list[dict[str, Any]]:
+    def results(self, grid: str | None = None, keys: Collection[str] | None = None) -> list[dict[str, Any]]:
         """The rows of one grid: one result per (pipeline, data, parameters, seed).
 
         *grid* defaults to the most recently written grid; single runs
         (``macrocause run``) are never mixed in, and are reported only when the
-        store holds no grid.
+        store holds no grid. With *keys* (run keys, e.g. those a grid file names
+        now: :meth:`framework.compare.Grid.tasks`), only those runs.
         """
         names = self.grids()
         if grid is None:
-            return self.rows("grid = ?", (names[-1],)) if names else self.rows("grid IS NULL")
-        if grid not in names:
+            rows = self.rows("grid = ?", (names[-1],)) if names else self.rows("grid IS NULL")
+        elif grid not in names:
             raise MacrocauseError(
                 f"The store {self.path} has no grid {grid!r}; it has {', '.join(map(repr, names)) or 'none'}."
             )
-        return self.rows("grid = ?", (grid,))
+        else:
+            rows = self.rows("grid = ?", (grid,))
+        if keys is None:
+            return rows
+        keys = set(keys)
+        return [r for r in rows if r["run_key"] in keys]
 
     def count_runs(self) -> int:
         return self._conn.execute("SELECT COUNT(DISTINCT run_key) FROM runs").fetchone()[0]

@@ -23,7 +23,7 @@ def write_report(store, out: str | Path, grid: str | None = None, *,
                  baselines: Iterable[str] = BASELINES, metrics: Iterable[str] | None = None,
                  peer: str | None = None, growth: str | None = None,
                  correlate: str | None = None, select_among: str | None = None,
-                 select_by: Iterable[str] | None = None) -> list[Path]:
+                 select_by: Iterable[str] | None = None, keys: Iterable[str] | None = None) -> list[Path]:
     """Write the report of *store* (a ``ResultStore``) into folder *out*.
 
     One result per (pipeline, data, parameters, seed) is kept, the latest; with
@@ -61,10 +61,13 @@ def write_report(store, out: str | Path, grid: str | None = None, *,
         (:mod:`~framework.report.select`), and ``selection.png`` (their gaps to the best baseline).
     select_by : list of str, optional
         The metrics of that choice.
+    keys : iterable of str, optional
+        Report only these runs (their store keys), e.g. those a grid file names now
+        (``macrocause report --grid FILE.yaml``).
     """
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    report = build_report(store.results(grid), grid, baselines=baselines, metrics=metrics, peer=peer,
+    report = build_report(store.results(grid, keys), grid, baselines=baselines, metrics=metrics, peer=peer,
                           growth_param=growth, correlate=correlate, select_among=select_among,
                           select_by=select_by)
     methods = report.collection.methods()

@@ -350,3 +350,32 @@ def test_a_changed_default_makes_stored_runs_stale(toys, tmp_path, monkeypatch):
         assert counts["done"] == 4 and counts["skipped"] == 0 and store.count_runs() == 4
         assert {r["params"]["column"] for r in store.rows() if r["step"] == "groups"} == {1}
         assert compare(grid, store, base=base, progress=False)["skipped"] == 4  # nothing stale now
+
+
+def test_report_of_a_grid_file_leaves_out_runs_it_no_longer_names(toys, tmp_path):
+    from click.testing import CliRunner
+
+    from framework.cli import main
+
+    path = _grid(tmp_path, seeds=1)
+    grid, base = Grid.from_yaml(path)
+    db = tmp_path / "r.db"
+    with ResultStore(db) as store:
+        compare(grid, store, base=base, progress=False)
+    path.write_text(path.read_text().replace("  - {source: toy_source, params: {n: 40}}\n", ""))  # entry removed
+
+    def shown(grid_arg):
+        res = CliRunner().invoke(main, ["report", "--store", str(db), "--grid", grid_arg, "--out",
+                                        str(tmp_path / "out")])
+        assert res.exit_code == 0, res.output
+        with open(tmp_path / "out" / "results.csv") as f:
+            return {line.split(",")[3] for line in f.readlines()[1:]}, res.output
+
+    by_name, _ = shown("g")
+    by_file, out = shown(str(path))
+    assert len(by_name) == 2 and len(by_file) == 1 and by_file < by_name
+    assert "1 of its 1 runs stored; 1 other stored runs of the grid left out" in out
+
+    path.write_text(path.read_text().replace("n: 20", "n: 30"))  # a grid of runs never computed
+    res = CliRunner().invoke(main, ["report", "--store", str(db), "--grid", str(path)])
+    assert res.exit_code != 0 and "None of the 1 runs" in res.output and "macrocause compare" in res.output
