@@ -90,7 +90,7 @@ class CauseFS(Partitioner):
     one that most improves the mu-weighted ridge fit of F by the chosen columns
     (``_subset.greedy_subset``); redundant features (e.g. neighbouring pixels) are then rarely
     chosen together. The defaults ``alpha=1e6, selection="greedy"`` were chosen by leaving one
-    data set out on 9 shared sets (21 cells in three rounds); the paper's selection is ``selection="rank"``.
+    data set out on 9 shared sets (23 cells); the paper's selection is ``selection="rank"``.
 
     Returns a partition of the variables: each feature's label is its granularity.
     ``info``: ``scores`` (``||W_i||^2``, length d; greedy: each feature's gain in fit when
