@@ -24,7 +24,7 @@ import socket
 import sqlite3
 import threading
 import time
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any, Literal
@@ -257,7 +257,7 @@ class ResultStore:
         q = "SELECT grid FROM runs WHERE grid IS NOT NULL GROUP BY grid ORDER BY MAX(created), grid"
         return [r[0] for r in self._conn.execute(q)]
 
-    def results(self, grid: str | None = None, keys: Collection[str] | None = None) -> list[dict[str, Any]]:
+    def results(self, grid: str | None = None, keys: Iterable[str] | None = None) -> list[dict[str, Any]]:
         """The rows of one grid: one result per (pipeline, data, parameters, seed).
 
         *grid* defaults to the most recently written grid; single runs
