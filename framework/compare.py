@@ -163,7 +163,7 @@ class Grid(BaseModel):
 
     @classmethod
     def from_yaml(cls, source: str | Path) -> tuple[Grid, Path | None]:
-        text, base, name = read_yaml_source(source)
+        text, base, name = read_yaml_source(source, "Grid")
         raw = load_yaml(text, name)
         if not isinstance(raw, dict):
             raise PipelineError(f"{name}: a grid must be a mapping with 'data', 'pipelines' and 'seeds'.")

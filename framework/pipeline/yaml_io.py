@@ -20,13 +20,14 @@ from ..errors import PipelineError
 __all__ = ["read_yaml_source", "load_yaml", "format_validation_error", "unknown_key_message", "parse_sets"]
 
 
-def read_yaml_source(source: str | Path) -> tuple[str, Path | None, str]:
-    """``(text, folder of the file or None, name for messages)`` of a YAML path or YAML text."""
+def read_yaml_source(source: str | Path, kind: str = "Pipeline") -> tuple[str, Path | None, str]:
+    """``(text, folder of the file or None, name for messages)`` of a YAML path or YAML text; a
+    missing file is "*kind* file not found"."""
     if isinstance(source, Path) or (isinstance(source, str) and "\n" not in source
                                     and source.endswith((".yaml", ".yml"))):
         path = Path(source)
         if not path.is_file():
-            raise PipelineError(f"Pipeline file not found: {path}")
+            raise PipelineError(f"{kind} file not found: {path}")
         return path.read_text(), path.resolve().parent, str(path)
     return str(source), None, "<text>"
 

@@ -379,3 +379,5 @@ def test_report_of_a_grid_file_leaves_out_runs_it_no_longer_names(toys, tmp_path
     path.write_text(path.read_text().replace("n: 20", "n: 30"))  # a grid of runs never computed
     res = CliRunner().invoke(main, ["report", "--store", str(db), "--grid", str(path)])
     assert res.exit_code != 0 and "None of the 1 runs" in res.output and "macrocause compare" in res.output
+    res = CliRunner().invoke(main, ["report", "--store", str(db), "--grid", str(tmp_path / "missing.yaml")])
+    assert res.exit_code != 0 and f"Error: Grid file not found: {tmp_path / 'missing.yaml'}" in res.output
