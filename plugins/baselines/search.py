@@ -201,12 +201,12 @@ class HillClimb(Searcher):
         from ._pgmpy_hc import fit_hill_climb
 
         p = self.params
-        dag = fit_hill_climb(
+        edges = fit_hill_climb(
             data.to_pandas(categorical=True), self.score_for(data),
             max_indegree=p.max_indegree, tabu_length=p.tabu_length, epsilon=p.epsilon,
             max_iter=p.max_iter, equivalent_sample_size=p.equivalent_sample_size,
         )
-        graph = CausalGraph.from_pgmpy(dag, data.names)
+        graph = CausalGraph.from_edges(data.names, edges)
         return graph if p.return_type == "dag" else cpdag(graph)
 
 
