@@ -14,6 +14,8 @@ import click
 
 from .errors import MacrocauseError
 
+MAX_MESSAGE = 600  # characters of an error line
+
 
 class _Group(click.Group):
     """Turns expected errors into one line and exit status 1."""
@@ -29,6 +31,8 @@ class _Group(click.Group):
             expected = isinstance(exc, MacrocauseError | FileNotFoundError | ValueError | OSError)
             prefix = "Error" if expected else f"Unexpected error ({type(exc).__name__}; rerun with --debug)"
             msg = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            if len(msg) > MAX_MESSAGE:
+                msg = f"{msg[:MAX_MESSAGE]} ... [{len(msg) - MAX_MESSAGE:,} characters cut]"
             click.echo(f"{prefix}: {msg}", err=True)
             ctx.exit(1)
 
@@ -245,9 +249,13 @@ def compare(grid: Path, store_path: str, executor: str, address: str | None, n_j
 @click.option("--select-by", default=None, metavar="A,B",
               help="Metrics whose sum (each signed: larger is better) ranks the settings (default: the "
                    "reported metrics but timings).")
+@click.option("--plugins", "plugin_files", multiple=True, metavar="FILE",
+              type=click.Path(dir_okay=False, path_type=Path),
+              help="A plugin file (.py) to import, e.g. a grid's evaluator; repeatable. report imports "
+                   "nothing else: not the files a store or a grid's plugins: name.")
 def report(store_path: str, out_dir: Path | None, grid_name: str | None, metrics: str | None,
            baselines: str, peer: str | None, growth: str | None, correlate: str | None,
-           select_among: str | None, select_by: str | None) -> None:
+           select_among: str | None, select_by: str | None, plugin_files: tuple[Path, ...]) -> None:
     """Tables (methods x datasets per metric, mean ± sd over seeds), ranks and paired tests.
 
     With --out: also report.html (self-contained), CSV files and one PNG per metric.
@@ -263,14 +271,19 @@ def report(store_path: str, out_dir: Path | None, grid_name: str | None, metrics
 
     if not Path(store_path).is_file():
         raise MacrocauseError(f"No results store at {store_path}; run `macrocause run` or `compare` first.")
-    with ResultStore(store_path) as store:
+    if plugin_files:
+        from . import registry
+
+        registry.load_files(plugin_files)
+    with ResultStore(store_path, readonly=True) as store:
         shown, keys = _grid_runs(store, grid_name)
         opts = {"baselines": _names(baselines), "metrics": _names(metrics) if metrics else None,
                 "peer": peer, "correlate": correlate, "select_among": select_among,
                 "select_by": _names(select_by) if select_by else None}
         click.echo(to_markdown(build_report(store.results(shown, keys), shown, growth_param=growth, **opts)))
         if out_dir is not None:
-            with atomic_folder(out_dir) as tmp:
+            # a report folder written before markers existed holds only these
+            with atomic_folder(out_dir, legacy=("report.md", "report.html", "*.csv", "*.png")) as tmp:
                 files = write_report(store, tmp, grid=shown, growth=growth, keys=keys, **opts)
             click.echo(f"Wrote {len(files)} files to {out_dir} (open report.html).", err=True)
 
@@ -284,7 +297,13 @@ def _grid_runs(store, grid: str | None) -> tuple[str | None, set[str] | None]:
     from .compare import Grid
 
     spec, base = Grid.from_yaml(grid)
-    keys = {t.key for t in spec.tasks(base)}
+    try:
+        keys = {t.key for t in spec.tasks(base, load_plugins=False)}
+    except MacrocauseError as exc:
+        if not spec.plugins:
+            raise
+        raise MacrocauseError(f"{exc} (report does not import the grid's plugins: files; "
+                              "name them with --plugins FILE)") from None
     stored = {r["run_key"] for r in store.results(spec.name)}
     if not keys & stored:
         raise MacrocauseError(f"None of the {len(keys)} runs {grid} names is in {store.path}; "

@@ -172,16 +172,21 @@ class Grid(BaseModel):
         except ValidationError as exc:
             raise PipelineError(format_validation_error(exc, "grid", Grid)) from None
 
-    def plugin_files(self, base: Path | None = None) -> tuple[str, ...]:
-        """The grid's plugin files as absolute paths, registered here (and by each worker)."""
+    def plugin_files(self, base: Path | None = None, load: bool = True) -> tuple[str, ...]:
+        """The grid's plugin files as absolute paths, registered here (and by each worker) when *load*."""
         files = tuple(str((base / f).resolve() if base and not Path(f).is_absolute() else Path(f).resolve())
                       for f in self.plugins)
-        registry.load_files(files)
+        if load:
+            registry.load_files(files)
         return files
 
-    def tasks(self, base: Path | None = None) -> list[Task]:
-        """Every run of the grid, validated before anything is computed; each run once."""
-        files = self.plugin_files(base)
+    def tasks(self, base: Path | None = None, load_plugins: bool = True) -> list[Task]:
+        """Every run of the grid, validated before anything is computed; each run once.
+
+        The grid's ``plugins:`` files are imported only when *load_plugins*
+        (``compare``); ``report --grid`` reads the grid without running them.
+        """
+        files = self.plugin_files(base, load_plugins)
         raws: list[tuple[dict[str, Any], Path | None, list[str]]] = []
         for i, p in enumerate(self.pipelines):
             try:

@@ -19,15 +19,18 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import socket
 import sqlite3
 import threading
 import time
 from collections.abc import Iterable, Mapping
+from contextlib import contextmanager
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import quote
 
 from . import provenance as _provenance
 from .errors import MacrocauseError
@@ -92,6 +95,14 @@ _JSON = ("params", "source_params", "metrics", "versions", "extra")
 # record keys with a column of their own; any other key of a record goes to `extra`
 _KNOWN = {"step", "kind", "plugin", "on", "method", "params", "params_hash", "metrics", "seconds",
           "wall_s", "startup_s", "peak_mb", "status", "error"}
+# what a store may hold (sqlite_master type and name); a view, trigger or other table is refused
+_OBJECTS = {("table", "runs"), ("table", "claims"), ("table", "sqlite_sequence"),
+            ("index", "runs_key_seq"), ("index", "runs_grid"), ("index", "sqlite_autoindex_claims_1"),
+            ("index", "runs_key")}  # runs_key: schema 1
+MAX_JSON = 1_000_000  # characters of one stored JSON field
+MAX_SECONDS = 60.0  # one read of the store, at most
+MAX_ERROR = 2400  # characters of a stored error message
+_NONFINITE = {"inf": math.inf, "-inf": -math.inf, "nan": math.nan}
 
 
 def run_key(pipeline_key: str, grid: str | None) -> str:
@@ -119,23 +130,77 @@ class ResultStore:
     path : str or Path
         The database file; created with its schema if missing, migrated if it
         was written by an older macrocause.
+    readonly : bool
+        Open the file read-only (``report`` does): nothing is created or
+        written; a store of an older schema is migrated in memory.
+
+    A store holding anything but macrocause's tables and indexes (a view, a
+    trigger, another table, a missing column) is refused, and so is any read
+    taking more than :data:`MAX_SECONDS`.
     """
 
-    def __init__(self, path: str | Path = DEFAULT_STORE) -> None:
+    def __init__(self, path: str | Path = DEFAULT_STORE, readonly: bool = False) -> None:
         self.path = Path(path)
+        self.readonly = readonly
         if self.path.parent and not self.path.parent.exists():
             raise MacrocauseError(f"Results store folder does not exist: {self.path.parent}")
+        if readonly and not self.path.is_file():
+            raise MacrocauseError(f"No results store at {self.path}.")
         self._owner = (os.getpid(), socket.gethostname())
+        self._deadline = math.inf
         try:
-            self._conn = sqlite3.connect(self.path, isolation_level=None, timeout=30)
-            self._open()
+            if readonly:
+                uri = f"file:{quote(str(self.path.resolve()))}?mode=ro"
+                self._conn = sqlite3.connect(uri, uri=True, isolation_level=None, timeout=30)
+            else:
+                self._conn = sqlite3.connect(self.path, isolation_level=None, timeout=30)
+            self._conn.set_progress_handler(self._too_long, 10_000)
+            with self._bounded():
+                self._check_objects()
+                self._open()
+                self._check_columns()
         except sqlite3.DatabaseError as exc:
-            raise MacrocauseError(f"{self.path} is not a macrocause results store: {exc}") from None
+            raise MacrocauseError(f"{self.path} is not a macrocause results store: {_line(exc)}") from None
+
+    def _too_long(self) -> int:
+        return int(time.monotonic() > self._deadline)
+
+    @contextmanager
+    def _bounded(self):
+        """Context in which a read is interrupted after :data:`MAX_SECONDS`."""
+        self._deadline = time.monotonic() + MAX_SECONDS
+        try:
+            yield
+        except sqlite3.OperationalError as exc:
+            if "interrupt" not in str(exc):
+                raise
+            raise MacrocauseError(f"{self.path}: reading the store took over {MAX_SECONDS:.0f} s; refused.") from None
+        finally:
+            self._deadline = math.inf
+
+    def _check_objects(self) -> None:
+        found = list(self._conn.execute("SELECT type, name, sql FROM sqlite_master"))
+        odd = [(t, n) for t, n, sql in found
+               if (t, n) not in _OBJECTS or (t == "table" and "VIRTUAL" in (sql or "").upper())]
+        if odd:
+            kind, name = odd[0]
+            raise MacrocauseError(f"{self.path} is not a macrocause results store: it holds a {kind} "
+                                  f"{_short(name)} ({len(odd)} unexpected object(s)); refused.")
+
+    def _check_columns(self) -> None:
+        cols = {r[1] for r in self._conn.execute("PRAGMA table_info(runs)")}
+        missing = [c for c in _COLUMNS if c not in cols]
+        if missing:
+            raise MacrocauseError(f"{self.path} is not a macrocause results store: table runs has no "
+                                  f"column {missing[0]!r}; refused.")
 
     def _open(self) -> None:
         c = self._conn
         version = c.execute("PRAGMA user_version").fetchone()[0]
         if version == SCHEMA_VERSION:
+            return
+        if self.readonly and version < SCHEMA_VERSION:
+            self._migrate_in_memory()
             return
         if version > SCHEMA_VERSION:
             raise MacrocauseError(
@@ -162,6 +227,19 @@ class ResultStore:
         except BaseException:
             c.execute("ROLLBACK")
             raise
+
+    def _migrate_in_memory(self) -> None:
+        """A read-only store of an older schema: copy it to memory and migrate the copy."""
+        mem = sqlite3.connect(":memory:", isolation_level=None)
+        self._conn.backup(mem)
+        self._conn.close()
+        self._conn = mem
+        self._conn.set_progress_handler(self._too_long, 10_000)
+        self.readonly = False
+        try:
+            self._open()
+        finally:
+            self.readonly = True
 
     def close(self) -> None:
         self._conn.close()
@@ -219,8 +297,9 @@ class ResultStore:
                 r.get("method"), json.dumps(params, sort_keys=True, default=str),
                 r.get("params_hash") or _hash(params), source,
                 json.dumps(source_params or {}, sort_keys=True, default=str), data_label, seed,
-                json.dumps(r.get("metrics") or {}, sort_keys=True), r.get("wall_s", r.get("seconds")),
-                r.get("startup_s"), r.get("peak_mb"), versions, r.get("status", "done"), r.get("error"),
+                json.dumps(_strict(r.get("metrics") or {}), sort_keys=True, allow_nan=False),
+                r.get("wall_s", r.get("seconds")),
+                r.get("startup_s"), r.get("peak_mb"), versions, r.get("status", "done"), _cap(r.get("error")),
                 json.dumps(extra, sort_keys=True, default=str) if extra else None,
                 prov.get("host"), prov.get("cores"), prov.get("load1"), prov.get("git_commit"), now,
             ))
@@ -245,11 +324,39 @@ class ResultStore:
         """All rows (optionally filtered by a SQL *where* clause) as dicts with JSON decoded."""
         q = f"SELECT {', '.join(_COLUMNS)} FROM runs" + (f" WHERE {where}" if where else "") + " ORDER BY id"
         out = []
-        for row in self._conn.execute(q, args):
-            d = dict(zip(_COLUMNS, row))
-            for key in _JSON:
-                d[key] = json.loads(d[key]) if d[key] else {}
-            out.append(d)
+        with self._bounded():
+            for row in self._conn.execute(q, args):
+                d = dict(zip(_COLUMNS, row))
+                for key in _JSON:
+                    d[key] = self._json(d[key], key, d["run_key"])
+                d["metrics"] = self._metrics(d["metrics"], d["run_key"])
+                out.append(d)
+        return out
+
+    def _json(self, text: Any, column: str, key: Any) -> Any:
+        if not text:
+            return {}
+        where = f"{self.path}: run {_short(key)}, column {column}"
+        if not isinstance(text, str) or len(text) > MAX_JSON:
+            raise MacrocauseError(f"{where}: not JSON text of at most {MAX_JSON:,} characters; refused.")
+        try:
+            value = json.loads(text)
+        except (ValueError, RecursionError) as exc:
+            raise MacrocauseError(f"{where}: unreadable JSON ({_line(exc)}); refused.") from None
+        if not isinstance(value, dict):
+            raise MacrocauseError(f"{where}: a mapping expected, got {type(value).__name__}; refused.")
+        return value
+
+    def _metrics(self, metrics: dict[str, Any], key: Any) -> dict[str, float]:
+        """Metric values as floats; the strings ``"inf"``, ``"-inf"``, ``"nan"`` are the non-finite ones."""
+        out = {}
+        for name, v in metrics.items():
+            if isinstance(v, str) and v in _NONFINITE:
+                v = _NONFINITE[v]
+            if isinstance(v, bool) or not isinstance(v, int | float):
+                raise MacrocauseError(f"{self.path}: run {_short(key)}, metric {_short(name)} is not a "
+                                      f"number ({type(v).__name__}); refused.")
+            out[name] = v
         return out
 
     def grids(self) -> list[str]:
@@ -358,6 +465,33 @@ def _migrate_1_to_2(c: sqlite3.Connection) -> None:
     c.execute("DELETE FROM runs WHERE created < (SELECT MAX(created) FROM runs r WHERE r.run_key = runs.run_key)")
     c.execute("UPDATE runs SET seq = (SELECT COUNT(*) FROM runs r WHERE r.run_key = runs.run_key AND r.id < runs.id)")
     c.execute("DROP INDEX IF EXISTS runs_key")
+
+
+def _strict(metrics: Mapping[str, Any]) -> dict[str, Any]:
+    """Metrics as strict JSON values: non-finite floats become ``"inf"``, ``"-inf"``, ``"nan"``."""
+    out = {}
+    for k, v in metrics.items():
+        if isinstance(v, float | int) and not isinstance(v, bool) and not math.isfinite(v):
+            v = "nan" if math.isnan(v) else ("inf" if v > 0 else "-inf")
+        out[k] = v
+    return out
+
+
+def _short(text: Any, limit: int = 60) -> str:
+    """*text* quoted and cut to *limit* characters."""
+    r = repr(str(text))
+    return r if len(r) <= limit else r[: limit - 4] + "...'"
+
+
+def _line(exc: BaseException, limit: int = 200) -> str:
+    text = " ".join(str(exc).split())
+    return text if len(text) <= limit else text[:limit] + " ..."
+
+
+def _cap(error: Any) -> Any:
+    if not isinstance(error, str) or len(error) <= MAX_ERROR:
+        return error
+    return error[:MAX_ERROR] + f" ... [{len(error) - MAX_ERROR:,} characters cut]"
 
 
 def _hash(params: dict[str, Any]) -> str:

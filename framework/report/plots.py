@@ -43,9 +43,13 @@ def plot_metric(results: Sequence[Result], info: MetricInfo, path: str | Path,
     Each facet is one dataset; each method a box (quartiles, median line, whiskers
     from min to max; only a median line below :data:`MIN_BOX` seeds) with its seeds
     as dots, drawn clipped to the metric's range.
-    *methods* fixes the order and colours (default: sorted names).
+    *methods* fixes the order and colours (default: sorted names). Non-finite values
+    (``inf``, shown in the tables) are not drawn.
     """
     plt = _plt()
+    results = [r for r in results if math.isfinite(r.value)]
+    if not results:
+        return _no_values(plt, info, path)
     datas = sorted({r.data for r in results}, key=natural_key)
     methods = list(methods) if methods is not None else sorted({r.method for r in results}, key=natural_key)
     longest = max(len(m) for m in methods)
@@ -111,6 +115,15 @@ def plot_metric(results: Sequence[Result], info: MetricInfo, path: str | Path,
     fig.savefig(path, dpi=110)
     plt.close(fig)
     return path
+
+
+def _no_values(plt, info: MetricInfo, path: str | Path) -> Path:
+    fig, ax = plt.subplots(figsize=(4, 1.2))
+    ax.set_axis_off()
+    ax.text(0.5, 0.5, f"{info.name}: no finite value to draw", ha="center", va="center", fontsize=9)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return Path(path)
 
 
 def _facet_title(data: str) -> str:

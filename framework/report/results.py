@@ -103,7 +103,6 @@ def collect(rows: Sequence[Mapping[str, Any]], grid: str | None = None,
     latest, replaced = _latest_runs(rows)
     kept = [r for r in rows if latest.get(r["run_key"]) == r["created"]]
     same_data = _check_same_data(kept)
-    _load_plugin_files(kept)
     steps = {(r["run_key"], r["step"]): r for r in kept if r["kind"] in ("search", "partition")}
     values: dict[tuple, tuple[float, Mapping[str, Any], Mapping[str, Any] | None, str, float]] = {}
     evaluators: set[str] = set()
@@ -177,17 +176,6 @@ def _timings(row: Mapping[str, Any] | None, suffix: str) -> dict[str, float]:
     if row.get("peak_mb") is not None:
         out[MEMORY + suffix] = float(row["peak_mb"])
     return out
-
-
-def _load_plugin_files(rows: Sequence[Mapping[str, Any]]) -> None:
-    """Register the grid's plugin files the runs recorded (where they still exist), so that
-    their evaluators' directions are known."""
-    from pathlib import Path
-
-    from .. import registry
-
-    files = {f for r in rows for f in (r.get("extra") or {}).get("plugin_files", ())}
-    registry.load_files(sorted(f for f in files if Path(f).is_file()))
 
 
 def _check_same_data(rows: Sequence[Mapping[str, Any]]) -> int:

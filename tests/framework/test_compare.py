@@ -234,11 +234,12 @@ def test_report_out_is_replaced_atomically(toys, tmp_path, monkeypatch):
         compare(grid, store, base=base, progress=False)
     out = tmp_path / "rep"
     out.mkdir()
-    (out / "old.txt").write_text("from an earlier report")
+    (out / "report.md").write_text("from an earlier report")
+    (out / "old.csv").write_text("from an earlier report")
     res = CliRunner().invoke(main, ["report", "--store", str(db), "--out", str(out)])
     assert res.exit_code == 0, res.output
     names = sorted(p.name for p in out.iterdir())
-    assert {"report.md", "report.html", "report.csv"} <= set(names) and "old.txt" not in names
+    assert {"report.md", "report.html", "report.csv"} <= set(names) and "old.csv" not in names
 
     def broken(store, folder, grid=None, **options):
         (folder / "report.md").write_text("half")

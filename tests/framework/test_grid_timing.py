@@ -191,7 +191,7 @@ def test_report_cli_writes_ratios_and_growth(toys, tmp_path):
     assert "Same data: every pipeline saw identical data (by hash) on each of the 6" in text
 
 
-def test_report_loads_the_grid_plugin_files_for_their_metric_directions(toys, tmp_path, plugin_registry):
+def test_report_loads_a_grid_plugin_file_only_when_named_with_plugins(toys, tmp_path, plugin_registry):
     evaluator = PLUGIN_FILE + '''
 
 from framework import Evaluation, Evaluator
@@ -222,12 +222,19 @@ def macrocause_register_plugins(register):
         rows = store.results("t")
     from framework import registry
 
-    registry.reset(None)  # a fresh process: the report alone must find the evaluator
+    registry.reset(None)  # a fresh process: the store names halves.py, report does not import it
     try:
-        report = build_report(rows, "t", metrics=["file_smallness"])
+        assert rows[0]["extra"]["plugin_files"] == [str(tmp_path / "halves.py")]  # kept as information
+        with pytest.raises(MacrocauseError, match="file_smallness"):
+            build_report(rows, "t", metrics=["file_smallness"])
+        assert "file_smallness" not in registry.names()
+        # what `report --plugins halves.py` does
+        res = CliRunner().invoke(main, ["report", "--store", str(tmp_path / "s.db"), "--metrics",
+                                        "file_smallness", "--plugins", str(tmp_path / "halves.py")])
+        assert res.exit_code == 0, res.output
+        assert "### file_smallness (lower is better)" in res.output
     finally:
         registry.reset(plugin_registry)
-    assert report.sections[0].info.direction == "lower is better"
 
 
 def test_undefined_values_are_left_out_of_the_tables_and_counted():
