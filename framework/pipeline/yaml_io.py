@@ -17,7 +17,12 @@ from pydantic import BaseModel, ValidationError
 
 from ..errors import PipelineError
 
-__all__ = ["read_yaml_source", "load_yaml", "format_validation_error", "unknown_key_message", "parse_sets"]
+__all__ = ["read_yaml_source", "load_yaml", "format_validation_error", "unknown_key_message", "parse_sets",
+           "MAX_YAML_BYTES", "MAX_ALIAS_VALUES", "MAX_DEPTH"]
+
+MAX_YAML_BYTES = 8 * 2**20  # a pipeline or grid file, at most
+MAX_ALIAS_VALUES = 10_000  # values that aliases (*name) may add to a document
+MAX_DEPTH = 100  # levels of nesting
 
 
 def read_yaml_source(source: str | Path, kind: str = "Pipeline") -> tuple[str, Path | None, str]:
@@ -28,8 +33,15 @@ def read_yaml_source(source: str | Path, kind: str = "Pipeline") -> tuple[str, P
         path = Path(source)
         if not path.is_file():
             raise PipelineError(f"{kind} file not found: {path}")
+        if path.stat().st_size > MAX_YAML_BYTES:
+            raise PipelineError(f"{path}: {path.stat().st_size:,} bytes; a {kind.lower()} file may hold at most "
+                                f"{MAX_YAML_BYTES:,}.")
         return path.read_text(), path.resolve().parent, str(path)
     return str(source), None, "<text>"
+
+
+class _TooDeep(Exception):
+    pass
 
 
 def _loader():
@@ -39,7 +51,21 @@ def _loader():
     import yaml
 
     class Loader(yaml.SafeLoader):
-        pass
+        depth = 0
+
+        def compose_node(self, parent, index):  # refuse deep nesting before reading all of it
+            self.depth += 1
+            try:
+                if self.depth > MAX_DEPTH:
+                    raise _TooDeep
+                return super().compose_node(parent, index)
+            finally:
+                self.depth -= 1
+
+        def fetch_flow_collection_start(self, token_class):  # the scanner reads ahead over [[[...
+            if self.flow_level >= MAX_DEPTH:
+                raise _TooDeep
+            super().fetch_flow_collection_start(token_class)
 
     Loader.yaml_implicit_resolvers = {
         k: [(tag, rx) for tag, rx in v if tag != "tag:yaml.org,2002:bool"]
@@ -51,29 +77,89 @@ def _loader():
     return Loader
 
 
+def _measure(root, name: str) -> None:
+    """Refuse a composed YAML node graph whose aliases would add more than
+    :data:`MAX_ALIAS_VALUES` values, that refers to itself, or that nests deeper than
+    :data:`MAX_DEPTH`; linear in the number of distinct nodes (each is sized once)."""
+    import yaml
+
+    sizes: dict[int, int] = {}
+    open_: set[int] = set()
+    distinct = 0
+
+    def size(node, depth: int) -> int:
+        nonlocal distinct
+        if depth > MAX_DEPTH:
+            raise PipelineError(f"{name}: YAML nested deeper than {MAX_DEPTH} levels; refused.")
+        key = id(node)
+        if key in sizes:
+            return sizes[key]
+        if key in open_:
+            raise PipelineError(f"{name}: a YAML alias refers to a value that contains it; refused.")
+        distinct += 1
+        if isinstance(node, yaml.SequenceNode):
+            children = node.value
+        elif isinstance(node, yaml.MappingNode):
+            children = [n for pair in node.value for n in pair]
+        else:
+            children = []
+        open_.add(key)
+        total = 1 + sum(size(c, depth + 1) for c in children)
+        open_.discard(key)
+        sizes[key] = total
+        if total - distinct > MAX_ALIAS_VALUES:
+            raise PipelineError(f"{name}: YAML aliases (*name) expand to more than {MAX_ALIAS_VALUES:,} "
+                                "extra values; refused.")
+        return total
+
+    size(root, 0)
+
+
+def _bounded_load(text: str, name: str) -> Any:
+    """Safe YAML, measured before it is built (:func:`_measure`)."""
+    if len(text) > MAX_YAML_BYTES:
+        raise PipelineError(f"{name}: {len(text):,} characters of YAML; at most {MAX_YAML_BYTES:,}.")
+    loader = _loader()(text)
+    try:
+        try:
+            root = loader.get_single_node()
+        except (_TooDeep, RecursionError):
+            raise PipelineError(f"{name}: YAML nested deeper than {MAX_DEPTH} levels; refused.") from None
+        if root is None:
+            return None
+        _measure(root, name)
+        return loader.construct_document(root)
+    finally:
+        loader.dispose()
+
+
 def load_yaml(text: str, name: str) -> Any:
-    """Parse YAML *text*; a syntax error becomes a one-line :class:`PipelineError` with its line."""
+    """Parse YAML *text*; a syntax error becomes a one-line :class:`PipelineError` with its line.
+
+    Bounded: more than :data:`MAX_YAML_BYTES`, aliases adding more than
+    :data:`MAX_ALIAS_VALUES` values, a recursive alias or nesting deeper than
+    :data:`MAX_DEPTH` are refused in one line that quotes nothing of the document.
+    """
     import yaml
 
     try:
-        return yaml.load(text, Loader=_loader())
+        return _bounded_load(text, name)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        problem = problem if len(problem) <= 200 else problem[:200] + " ..."
         raise PipelineError(f"{name}: invalid YAML{at}: {problem}.") from None
 
 
 def parse_sets(values: Iterable[str]) -> dict[str, Any]:
     """``["step.param=value", ...]`` (values read as YAML) -> ``{"step.param": value}``."""
-    import yaml
-
     out: dict[str, Any] = {}
     for item in values:
         key, eq, val = item.partition("=")
         if not eq or not key.strip():
             raise PipelineError(f"{item!r}: use KEY=VALUE (--set STEP_ID.PARAM=VALUE, --data SOURCE:PARAM=VALUE).")
-        out[key.strip()] = yaml.load(val, Loader=_loader())
+        out[key.strip()] = load_yaml(val, f"--set {key.strip()}")
     return out
 
 

@@ -1,0 +1,76 @@
+"""Hostile grid and pipeline files are refused fast, in one short line (issue 25, point 4)."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from click.testing import CliRunner
+
+from framework.cli import main
+from framework.errors import PipelineError
+from framework.pipeline.yaml_io import MAX_ALIAS_VALUES, load_yaml
+
+
+def bomb(levels: int) -> str:
+    """The issue's alias bomb: each level lists the previous one nine times (9**levels values)."""
+    lines = ["a0: &a0 [x, x, x, x, x, x, x, x, x]"]
+    for i in range(1, levels):
+        p = f"*a{i - 1}"
+        lines.append(f"a{i}: &a{i} [{', '.join([p] * 9)}]")
+    return ("name: g\ndata:\n  - source: toy_source\n    params:\n      " + "\n      ".join(lines)
+            + f"\n      n: *a{levels - 1}\npipelines: [p.yaml]\n")
+
+
+def _compare(tmp_path, text):
+    (tmp_path / "g.yaml").write_text(text)
+    start = time.monotonic()
+    res = CliRunner().invoke(main, ["compare", str(tmp_path / "g.yaml"), "--store", str(tmp_path / "s.db")])
+    return res, time.monotonic() - start
+
+
+@pytest.mark.parametrize("levels", [5, 9, 14])
+def test_an_alias_bomb_is_refused_in_under_a_second(tmp_path, levels):
+    text = bomb(levels)
+    assert len(text) < 1200
+    res, seconds = _compare(tmp_path, text)
+    assert res.exit_code == 1 and seconds < 1.0, (res.output, seconds)
+    assert res.output.startswith("Error: ") and "aliases" in res.output and len(res.output) < 300
+    assert not (tmp_path / "s.db").exists()
+
+
+def test_a_few_aliases_are_fine():
+    doc = load_yaml("a: &x {k: [1, 2, 3]}\nb: *x\nc: *x\n", "t")
+    assert doc == {"a": {"k": [1, 2, 3]}, "b": {"k": [1, 2, 3]}, "c": {"k": [1, 2, 3]}}
+    wide = "a: &x [" + ", ".join(["1"] * 999) + "]\nb: [" + ", ".join(["*x"] * 10) + "]\n"
+    assert len(load_yaml(wide, "t")["b"]) == 10  # 9,990 values added: under the bound
+    with pytest.raises(PipelineError, match=f"more than {MAX_ALIAS_VALUES:,}"):
+        load_yaml(wide.replace("* 10", "* 11").replace(", ".join(["*x"] * 10), ", ".join(["*x"] * 11)), "t")
+
+
+@pytest.mark.parametrize("text, words", [
+    ("a: &x [*x]\n", "contains it"),
+    ("a: &x {b: *x}\n", "contains it"),
+    ("a: " + "[" * 101 + "]" * 101 + "\n", "deeper than 100"),
+    ("a: " + "[" * 20000 + "]" * 20000 + "\n", "deeper than 100"),
+])
+def test_recursion_and_depth_are_refused(text, words):
+    start = time.monotonic()
+    with pytest.raises(PipelineError, match=words) as exc:
+        load_yaml(text, "g.yaml")
+    assert time.monotonic() - start < 1.0
+    assert len(str(exc.value)) < 200
+
+
+def test_a_huge_file_is_refused_before_reading(tmp_path):
+    (tmp_path / "g.yaml").write_text("# " + "x" * (9 * 2**20) + "\n")
+    res, seconds = _compare(tmp_path, (tmp_path / "g.yaml").read_text())
+    assert res.exit_code == 1 and "at most 8,388,608" in res.output and seconds < 1.0
+
+
+def test_a_long_error_is_capped(tmp_path):
+    (tmp_path / "p.yaml").write_text("steps: [{partition: kmeans}]\n")
+    res, _ = _compare(tmp_path, "name: g\ndata: [{source: " + "x" * 5000 + "}]\npipelines: [p.yaml]\n")
+    assert res.exit_code == 1
+    (line,) = [s for s in res.output.splitlines() if s.startswith("Error")]
+    assert len(line) < 700 and "characters cut" in line
