@@ -47,6 +47,11 @@ def pyplot():
     return plt
 
 
+def _plain(text: object) -> str:
+    """A name from the data drawn as text: ``$`` escaped, so matplotlib never reads it as math."""
+    return str(text).replace("$", r"\$")
+
+
 def _axes(ax, figsize: tuple[float, float]):
     if ax is not None:
         return ax.figure, ax
@@ -100,7 +105,7 @@ def plot_graph(graph: CausalGraph, ax=None, title: str | None = None):
     pos = _layout(graph)
     for i, (x, y) in pos.items():
         multi = len(graph.clusters[i]) > 1
-        text = graph.label(i).replace(",", "\n" if len(graph.clusters[i]) > 4 else ", ")
+        text = _plain(graph.label(i)).replace(",", "\n" if len(graph.clusters[i]) > 4 else ", ")
         ax.text(x, y, text, ha="center", va="center", fontsize=8, zorder=3,
                 bbox=dict(boxstyle="square,pad=0.4" if multi else "round,pad=0.3",
                           fc="#dbe9f6" if multi else "white", ec="#1f4e79" if multi else "0.4"))
@@ -150,8 +155,8 @@ def plot_partition(partition: Partition, data: Dataset | None = None, ax=None, t
     ax.scatter(X[noise, a], X[noise, b], s=4, c="0.8", label="noise")
     for k, idx in enumerate(partition.clusters):
         ax.scatter(X[idx, a], X[idx, b], s=4, color=cmap(k % cmap.N), label=str(k))
-    ax.set_xlabel(data.names[a])
-    ax.set_ylabel(data.names[b])
+    ax.set_xlabel(_plain(data.names[a]))
+    ax.set_ylabel(_plain(data.names[b]))
     ax.set_title(title or f"{len(sizes)} clusters, {int(noise.sum())} noise", fontsize=9)
     return ax
 
@@ -196,7 +201,7 @@ def plot_selection(selected: Sequence[int], shape: tuple[int, int] | None = None
         ax.set_ylabel("score")
     else:
         _, ax = _axes(ax, (4, 0.5 + 0.25 * max(sel.size, 1)))
-        labels = [names[i] if names is not None else str(i) for i in sel]
+        labels = [_plain(names[i]) if names is not None else str(i) for i in sel]
         for r, text in enumerate(labels):
             ax.text(0.02, 1 - (r + 0.5) / max(sel.size, 1), f"{r + 1}. {text}", va="center", fontsize=8)
         ax.axis("off")
@@ -218,7 +223,7 @@ def plot_evaluation(evaluation, ax=None, title: str | None = None):
     ys = np.arange(len(items))[::-1]
     vals = [v for _, v in items]
     ax.barh(ys, vals, color="#1f77b4")
-    ax.set_yticks(ys, [k for k, _ in items], fontsize=8)
+    ax.set_yticks(ys, [_plain(k) for k, _ in items], fontsize=8)
     for y, v in zip(ys, vals):
         ax.text(v, y, f" {v:.4g}", va="center", fontsize=8)
     ax.margins(x=0.2)

@@ -12,7 +12,7 @@ from .metrics import MetricInfo, is_timing
 from .results import Collection, collect, natural_key
 from .select import SELECTION_NOTE, Selection, select, selection_tables
 from .stats import MIN_PAIRS, PairedTest, Rank, average_ranks, paired_tests
-from .tables import Cell, aggregate, markdown_table, md_rows
+from .tables import Cell, aggregate, markdown_table, md_line, md_rows, md_text
 from .timing import Growth, Ratio, growth, peer_ratios
 
 __all__ = ["BASELINES", "Section", "Report", "build_report", "to_markdown"]
@@ -217,11 +217,11 @@ def to_markdown(report: Report, figures: Mapping[str, str] | None = None) -> str
         return "No evaluations in the store yet."
     lines = ["# macrocause report", ""]
     for s in summary_lines(report):
-        lines += [s, ""]
+        lines += [md_line(s), ""]
     for sec in report.sections:
-        lines += [f"### {sec.info.name} ({sec.info.direction})", "", *markdown_table(sec.cells), ""]
+        lines += [f"### {md_text(sec.info.name)} ({sec.info.direction})", "", *markdown_table(sec.cells), ""]
         if figures and sec.info.name in figures:
-            lines += [f"![{sec.info.name} by method and dataset]({figures[sec.info.name]})", ""]
+            lines += [f"![{md_text(sec.info.name)} by method and dataset]({figures[sec.info.name]})", ""]
         if len(sec.ranks) > 1:
             lines += ["Average rank over datasets:", "", *md_rows(RANK_HEADER, rank_rows(sec)), ""]
         if sec.tests:

@@ -12,7 +12,7 @@ from typing import Any
 from .metrics import MetricInfo
 from .results import Result, natural_key
 
-__all__ = ["Cell", "aggregate", "markdown_table", "fmt_cell", "md_rows"]
+__all__ = ["Cell", "aggregate", "markdown_table", "fmt_cell", "md_rows", "md_text", "md_line"]
 
 
 @dataclass(frozen=True)
@@ -54,11 +54,29 @@ def fmt_cell(c: Cell) -> str:
     return f"{c.mean:.4g}{sd} (n={c.n})"
 
 
-def md_rows(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> list[str]:
-    """A markdown table (header, separator, rows); ``|`` in cells escaped."""
-    def esc(x: Any) -> str:
-        return str(x).replace("|", "\\|")
+_INERT = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", "$": "&#36;", "[": "&#91;", "]": "&#93;",
+                        "\\": "&#92;", "|": "\\|", "\n": " ", "\r": " "})
 
+
+def md_text(x: Any) -> str:
+    """*x* as inert markdown on one line: HTML and math (``$``) as entities, no links, pipes escaped."""
+    return str(x).translate(_INERT)
+
+
+def md_line(text: Any) -> str:
+    """A line of the report's own markdown on one line with every value inert: code spans
+    (between backticks) stay code, where nothing is markup; the rest is :func:`md_text`."""
+    s = " ".join(str(text).splitlines())
+    if s.count("`") % 2:  # an unmatched backtick is plain text, and so is what follows it
+        i = s.rfind("`")
+        s = s[:i] + "\0" + s[i + 1:]
+    parts = s.split("`")
+    return "`".join(p if k % 2 else md_text(p) for k, p in enumerate(parts)).replace("\0", "&#96;")
+
+
+def md_rows(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> list[str]:
+    """A markdown table (header, separator, rows); every cell inert (:func:`md_text`)."""
+    esc = md_text
     lines = ["| " + " | ".join(esc(h) for h in header) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(esc(x) for x in row) + " |" for row in rows]
     return lines

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import functools
 import math
 from collections.abc import Iterable
 from pathlib import Path
@@ -19,6 +20,18 @@ __all__ = ["write_report", "FILES"]
 FILES = ("report.md", "report.html", "report.csv", "results.csv", "ranks.csv", "tests.csv")
 
 
+def _text_only(fn):
+    """Draw every label as text, never as math (a ``$`` in a label is a dollar sign)."""
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        import matplotlib
+
+        with matplotlib.rc_context({"text.parse_math": False}):
+            return fn(*args, **kwargs)
+    return wrapper
+
+
+@_text_only
 def write_report(store, out: str | Path, grid: str | None = None, *,
                  baselines: Iterable[str] = BASELINES, metrics: Iterable[str] | None = None,
                  peer: str | None = None, growth: str | None = None,

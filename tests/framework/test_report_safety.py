@@ -155,3 +155,41 @@ def test_a_hostile_store_is_refused_in_one_line_fast(stored, case):
     with pytest.raises(MacrocauseError):
         with ResultStore(db, readonly=True) as store:
             store.to_pandas()
+
+
+LABEL = "$\\frac{x$ <script>alert(1)</script> a|b\nc [go](javascript:alert(1)) `tick"
+
+
+def _cells(line: str) -> int:
+    return len(line.replace("\\|", "").split("|"))
+
+
+def test_labels_are_inert_in_report_md_and_the_figures(stored, tmp_path):
+    db, _ = stored
+    with sqlite3.connect(db) as c:
+        c.execute("UPDATE runs SET data_label = ? || data_label", (LABEL,))
+        c.execute("UPDATE runs SET step = ? WHERE kind = 'partition'", (LABEL,))
+        c.execute("UPDATE runs SET on_step = ? WHERE kind = 'evaluate'", (LABEL,))
+        c.execute("UPDATE runs SET grid = ?", ("g`<b>x</b>",))
+    res = _report("--store", str(db), "--out", str(tmp_path / "out"))
+    assert res.exit_code == 0, res.output
+    md = (tmp_path / "out" / "report.md").read_text()
+    assert "<script" not in md and "<b>" not in md and "](javascript" not in md and "$" not in md
+    assert "&lt;script&gt;" in md
+    for table in md.split("\n\n"):
+        rows = [line for line in table.splitlines() if line.startswith("|")]
+        assert len({_cells(line) for line in rows}) <= 1, table  # no row broken by a newline or pipe
+    html = (tmp_path / "out" / "report.html").read_text()
+    assert "<script>alert" not in html and "&lt;script&gt;" in html
+    assert (tmp_path / "out" / "toy_agreement.png").stat().st_size > 1000
+
+
+def test_a_graph_with_math_markup_in_a_name_is_displayed():
+    from framework import CausalGraph, Evaluation
+    from framework.plotting import plot
+
+    g = CausalGraph.from_edges(["$\\frac{x$", "b$"], [("$\\frac{x$", "b$")])
+    html = g._repr_html_()
+    assert "<img" in html and "<script" not in html
+    fig = plot(Evaluation(1.0, metrics={"$\\frac{x$": 1.0}))
+    fig.savefig(__import__("io").BytesIO(), format="png")
