@@ -250,12 +250,18 @@ class Dataset:
         return readers.read_csv(cls, path, target, discrete, columns)
 
     @classmethod
-    def from_pandas(cls, frame: Any, target: str | None = None, discrete: Any = None) -> Dataset:
+    def from_pandas(cls, frame: Any, target: str | None = None, discrete: Any = None,
+                    missing: str = "error") -> Dataset:
         """Build from a pandas DataFrame (column names become variable names).
 
-        Categorical and boolean columns are encoded as integer codes and marked discrete.
+        Categorical, text and boolean columns are encoded as integer codes (in the
+        categories' order) and marked discrete. Refused, as :class:`Dataset` refuses
+        them: missing values in such a column (``missing="state"`` makes them a state
+        of their own, the last code), numbers written as text (convert them with
+        ``pd.to_numeric``), dates, durations and complex numbers; NaN in a numeric
+        column is refused by :class:`Dataset`.
         """
-        return readers.from_pandas(cls, frame, target, discrete)
+        return readers.from_pandas(cls, frame, target, discrete, missing)
 
     def to_pandas(self, categorical: bool = True):
         """A pandas DataFrame; discrete columns become categoricals when *categorical*."""

@@ -139,15 +139,27 @@ def _numeric_column(path: Path, name: str, values: list[str]) -> np.ndarray:
     return out
 
 
-def from_pandas(cls, frame: Any, target: str | None = None, discrete: Any = None) -> Any:
+def from_pandas(cls, frame: Any, target: str | None = None, discrete: Any = None,
+                missing: str = "error") -> Any:
     """A *cls* (Dataset) from a pandas DataFrame; see :meth:`framework.data.Dataset.from_pandas`."""
+    import pandas as pd
+
+    if missing not in ("error", "state"):
+        raise DataValidationError(f"from_pandas: missing={missing!r}; use 'error' or 'state'.")
     cols = [c for c in frame.columns if c != target]
     values = []
     disc: list[bool] = []
     for c in cols:
         s = frame[c]
+        kind = getattr(s.dtype, "kind", "O")
+        if kind in "mM" or isinstance(s.dtype, pd.PeriodDtype | pd.DatetimeTZDtype):
+            raise DataValidationError(
+                f"from_pandas: column {str(c)!r} holds dates or durations ({s.dtype}), not numeric data; "
+                "convert them explicitly first (e.g. days since a reference date).")
+        if kind == "c":
+            raise DataValidationError(f"from_pandas: column {str(c)!r} is complex; use real numbers.")
         if str(s.dtype) in ("category", "object", "bool", "string", "str"):
-            values.append(s.astype("category").cat.codes.to_numpy(dtype=np.float64))
+            values.append(_codes(s, str(c), missing))
             disc.append(True)
         else:
             v = s.to_numpy(dtype=np.float64)
@@ -156,6 +168,29 @@ def from_pandas(cls, frame: Any, target: str | None = None, discrete: Any = None
     X = np.column_stack(values) if values else np.empty((len(frame), 0))
     y = frame[target].to_numpy() if target is not None else None
     return cls(X, names=[str(c) for c in cols], target=y, discrete=disc if discrete is None else discrete)
+
+
+def _codes(s: Any, name: str, missing: str) -> np.ndarray:
+    """Integer codes of a text, boolean or categorical column, refusing what would be read wrong:
+    missing values (unless *missing* = "state": their own last code), numbers written as text."""
+    import pandas as pd
+
+    cat = s.astype("category")
+    labels = [v for v in cat.cat.categories if isinstance(v, str)]
+    if labels and pd.to_numeric(pd.Series(labels), errors="coerce").notna().all():
+        raise DataValidationError(
+            f"from_pandas: column {name!r} holds numbers written as text; they would be ordered as text "
+            f"(\"10\" before \"9\"): convert it with pd.to_numeric(frame[{name!r}]) first.")
+    codes = cat.cat.codes.to_numpy(dtype=np.float64)
+    gaps = codes < 0
+    if gaps.any():
+        if missing != "state":
+            row = int(np.flatnonzero(gaps)[0])
+            raise DataValidationError(
+                f"from_pandas: column {name!r} has {int(gaps.sum())} missing value(s) (first at row {row}); "
+                "drop or fill them, or pass missing='state' to make 'missing' a state of its own.")
+        codes[gaps] = len(cat.cat.categories)
+    return codes
 
 
 def to_pandas(ds: Any, categorical: bool = True):

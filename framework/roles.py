@@ -275,6 +275,12 @@ class Searcher(Plugin):
         """Search a graph. *scorer* may be a Scorer or a registered name; *init* a
         variable partition (initial clusters) or a graph to start from."""
         ds = self._check_data(data)
+        need = self.sample_minimum(ds)
+        if ds.n_samples < need:
+            raise DataValidationError(
+                f"{self.name} needs at least {need} samples to score graphs over these {ds.n_variables} "
+                f"variables, got {ds.n_samples}."
+            )
         if scorer is not None and not self.uses_scorer:
             raise ConfigError(f"{self.name} does not use a scorer; got scorer={scorer!r}.")
         if scorer is None and self.default_scorer is not None:
@@ -305,6 +311,12 @@ class Searcher(Plugin):
         if not isinstance(graph, CausalGraph):
             raise RuntimeError(f"{self.name} returned {type(graph).__name__}, not a CausalGraph (a bug).")
         return graph
+
+    def sample_minimum(self, data: Dataset) -> int:
+        """The fewest samples with which this searcher can score every graph it may visit on
+        *data* (override; e.g. a Gaussian BIC with p parents fits p + 1 coefficients and a variance,
+        so it needs p + 2). :meth:`search` refuses fewer."""
+        return 1
 
     @abstractmethod
     def _search(self, data: Dataset, scorer: Scorer | None, init: Partition | CausalGraph | None) -> CausalGraph:

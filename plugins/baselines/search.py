@@ -190,6 +190,13 @@ class HillClimb(Searcher):
                 f"{self.name}: scoring='bic-g' needs continuous data; use 'bic-cg' or 'auto' for mixed data."
             )
 
+    def sample_minimum(self, data: Dataset) -> int:
+        """Parents + 2 under the Gaussian scores (a regression on p parents with an intercept and a
+        residual variance), p = ``max_indegree`` or d - 1; 2 under the discrete ones."""
+        if self.score_for(data) in ("bic-g", "bic-cg"):
+            return (self.params.max_indegree or data.n_variables - 1) + 2
+        return 2
+
     def memory_estimate(self, data: Dataset) -> MemoryEstimate:
         """About 110 d^2 bytes: pgmpy keeps its candidate edges and score cache as Python
         objects (11 GB measured at d = 10,000)."""
