@@ -83,8 +83,10 @@ class Dataset:
                 f"Dataset: got {len(names)} names for {d} variables; give exactly one name per column."
             )
         if len(set(names)) != d:
-            dup = sorted({s for s in names if names.count(s) > 1})
-            raise DataValidationError(f"Dataset: variable names must be unique; repeated: {dup}.")
+            seen: set[str] = set()
+            dup = sorted({s for s in names if s in seen or seen.add(s)})
+            shown = dup if len(dup) <= 10 else [*dup[:10], f"... {len(dup) - 10:,} more"]
+            raise DataValidationError(f"Dataset: variable names must be unique; repeated: {shown}.")
         disc = readers.as_discrete(discrete, arr)
         tgt, states, codes = readers.as_target(target, n)
         self.X = _readonly(arr)

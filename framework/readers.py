@@ -79,43 +79,60 @@ def read_csv(
     """A *cls* (Dataset) from a CSV file whose header row holds the variable names.
 
     See :meth:`framework.data.Dataset.from_csv`. Errors name the file, the column and the
-    row, never the offending value.
+    row, never the offending value. The rows are counted first (constant memory) and the
+    read is checked against the memory budget (:func:`csv_memory`); then each row is parsed
+    into a preallocated matrix, in time linear in the file.
     """
+    from .memory import check_budget
+
     path = Path(path)
     if not path.is_file():
         raise DataValidationError(f"CSV file not found: {path}")
+    lines = _count_lines(path)
     with path.open(newline="") as fh:
         reader = csv.reader(fh)
         try:
             header = [h.strip() for h in next(reader)]
-            rows = [r for r in reader if r]
         except StopIteration:
             raise DataValidationError(f"CSV file {path} is empty.") from None
+        except (UnicodeDecodeError, csv.Error) as exc:
+            raise DataValidationError(f"CSV file {path.name} is {_what(exc, reader)}.") from None
+        position: dict[str, int] = {}
+        for i, h in enumerate(header):
+            position.setdefault(h, i)
+        if target is not None and target not in position:
+            raise DataValidationError(f"Target column {target!r} is not in {path.name}; columns are {_few(header)}.")
+        keep = [h for h in header if h != target] if columns is None else list(columns)
+        missing = [c for c in keep if c not in position]
+        if missing:
+            raise DataValidationError(f"Columns {_few(missing)} are not in {path.name}; columns are {_few(header)}.")
+        idx = [position[h] for h in keep]
+        check_budget(f"reading {path.name}", csv_memory(lines, len(header), len(idx)))
+        X = np.empty((lines + 1, len(idx)), dtype=np.float64)
+        t = position.get(target) if target is not None else None
+        raw: list[str] = []
+        n = 0
+        try:
+            for row in reader:
+                if not row:
+                    continue
+                if len(row) < len(header):
+                    raise DataValidationError(
+                        f"CSV file {path.name}: data row {n + 1} has {len(row)} values for "
+                        f"{len(header)} columns; every row needs one value per column.")
+                values = [row[i] for i in idx]
+                try:
+                    X[n] = values
+                except ValueError:
+                    _bad_value(path, keep, values, n)
+                if t is not None:
+                    raw.append(row[t])
+                n += 1
         except (UnicodeDecodeError, csv.Error) as exc:  # their messages would quote the file
-            what = "not UTF-8 text" if isinstance(exc, UnicodeDecodeError) else f"not valid CSV (line {reader.line_num})"
-            raise DataValidationError(f"CSV file {path.name} is {what}.") from None
-    if target is not None and target not in header:
-        raise DataValidationError(
-            f"Target column {target!r} is not in {path.name}; columns are {header}."
-        )
-    keep = [h for h in header if h != target] if columns is None else list(columns)
-    missing = [c for c in keep if c not in header]
-    if missing:
-        raise DataValidationError(f"Columns {missing} are not in {path.name}; columns are {header}.")
-    short = next((r for r, row in enumerate(rows) if len(row) < len(header)), None)
-    if short is not None:
-        raise DataValidationError(
-            f"CSV file {path.name}: data row {short + 1} has {len(rows[short])} values for "
-            f"{len(header)} columns; every row needs one value per column."
-        )
-    idx = [header.index(h) for h in keep]
-    X = np.empty((len(rows), len(idx)), dtype=np.float64)
-    for c, i in enumerate(idx):
-        X[:, c] = _numeric_column(path, header[i], [r[i] for r in rows])
+            raise DataValidationError(f"CSV file {path.name} is {_what(exc, reader)}.") from None
+    X = X[:n]
     y = None
     if target is not None:
-        t = header.index(target)
-        raw = [r[t] for r in rows]
         try:
             y = np.array([float(v) for v in raw])
             if np.all(y == np.round(y)):
@@ -125,18 +142,46 @@ def read_csv(
     return cls(X, names=keep, target=y, discrete=discrete, name=path.stem)
 
 
-def _numeric_column(path: Path, name: str, values: list[str]) -> np.ndarray:
-    out = np.empty(len(values), dtype=np.float64)
-    for r, v in enumerate(values):
+def csv_memory(lines: int, width: int, kept: int):
+    """Peak bytes of reading a CSV of *lines* rows and *width* columns keeping *kept* of them:
+    the matrix, the Dataset's copy and its checks (17 bytes a value kept), the header, its
+    index and one row of strings (about 380 bytes a column); measured (docs: Limits)."""
+    from .memory import MemoryEstimate
+
+    return MemoryEstimate(17.0 * lines * kept + 380.0 * width,
+                          "17 bytes a value and 380 a column",
+                          "read fewer columns (columns=[...]) or a sample of the rows")
+
+
+def _count_lines(path: Path) -> int:
+    """Newlines in the file, counted in 1 MiB blocks (an upper bound on its rows)."""
+    count = 0
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            count += block.count(b"\n")
+    return count
+
+
+def _what(exc: Exception, reader: Any) -> str:
+    return "not UTF-8 text" if isinstance(exc, UnicodeDecodeError) else f"not valid CSV (line {reader.line_num})"
+
+
+def _few(names: Sequence[str], shown: int = 20) -> str:
+    """A list of names, at most *shown* of them."""
+    names = list(names)
+    return str(names) if len(names) <= shown else f"{names[:shown]} and {len(names) - shown:,} more"
+
+
+def _bad_value(path: Path, names: Sequence[str], values: Sequence[str], row: int) -> None:
+    for name, v in zip(names, values):
         try:
-            out[r] = float(v)
+            float(v)
         except ValueError:
             what = "has an empty value" if not v.strip() else "is non-numeric (it holds text)"
             raise DataValidationError(
-                f"CSV file {path.name}: column {name!r} {what} at data row {r + 1}; variables must be "
+                f"CSV file {path.name}: column {name!r} {what} at data row {row + 1}; variables must be "
                 "numbers: encode it as numbers, leave it out with columns=[...], or make it the target."
             ) from None
-    return out
 
 
 def from_pandas(cls, frame: Any, target: str | None = None, discrete: Any = None,

@@ -1,0 +1,100 @@
+"""Memory estimates against the measured peak: each case runs in a fresh process.
+
+    python benchmarks/limits/memory_estimates.py [CASE ...]     # default: every case
+
+A case prints its estimate (the method's ``memory_estimate`` or the CSV reader's
+``csv_memory``: bytes beyond the input) and the peak resident memory the call
+added (``ru_maxrss`` after the call minus the resident memory just before it,
+with the input already in memory). The table on docs/limits.md comes from here.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# name: (kind, n, d)
+CASES = {
+    "csv 100000 x 40": ("csv", 100_000, 40),
+    "csv 200000 x 40": ("csv", 200_000, 40),
+    "csv 30 x 80000": ("csv", 30, 80_000),
+    "csv 3 x 80000": ("csv", 3, 80_000),
+    "sogfs 1500 x 3000": ("sogfs", 1500, 3000),
+    "sogfs 3000 x 6000": ("sogfs", 3000, 6000),
+    "sogfs 3000 x 600": ("sogfs", 3000, 600),
+    "sogfs 6000 x 1200": ("sogfs", 6000, 1200),
+}
+
+CHILD = r"""
+import json, resource, sys, time
+import numpy as np
+kind, n, d, path = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+
+def rss():
+    with open("/proc/self/statm") as fh:
+        return int(fh.read().split()[1]) * resource.getpagesize()
+
+from framework import Dataset, registry
+from framework.readers import csv_memory, _count_lines
+if kind == "csv":
+    from pathlib import Path
+    est = csv_memory(_count_lines(Path(path)), d, d).bytes
+    before, t0 = rss(), time.process_time()
+    ds = Dataset.from_csv(path)
+    assert ds.shape == (n, d)
+else:
+    ds = Dataset(np.load(path))
+    plugin = registry.create("sogfs", n_clusters=5, max_iter=2)
+    est = plugin.memory_estimate(ds).bytes
+    before, t0 = rss(), time.process_time()
+    plugin.partition(ds)
+cpu = time.process_time() - t0
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+print(json.dumps({"estimate": est, "added": peak - before, "peak": peak, "cpu": cpu}))
+"""
+
+
+def _input(kind: str, n: int, d: int, folder: Path) -> Path:
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    if kind == "csv":
+        path = folder / "data.csv"
+        with path.open("w") as fh:
+            fh.write(",".join(f"x{j}" for j in range(d)) + "\n")
+            for start in range(0, n, 1000):
+                block = rng.standard_normal((min(1000, n - start), d))
+                fh.write("\n".join(",".join(f"{v:.6f}" for v in row) for row in block) + "\n")
+        return path
+    path = folder / "data.npy"
+    centres = rng.standard_normal((5, d)) * 2
+    X = centres[rng.integers(0, 5, n)] + rng.standard_normal((n, d))
+    np.save(path, X)
+    return path
+
+
+def run(name: str) -> dict:
+    kind, n, d = CASES[name]
+    with tempfile.TemporaryDirectory() as tmp:
+        path = _input(kind, n, d, Path(tmp))
+        env = {**os.environ, "PYTHONPATH": str(ROOT), "MACROCAUSE_MEMORY_LIMIT": "0"}
+        out = subprocess.run([sys.executable, "-c", CHILD, kind, str(n), str(d), str(path)],
+                             capture_output=True, text=True, env=env, check=True)
+    row = json.loads(out.stdout.strip().splitlines()[-1])
+    return {"case": name, **row, "ratio": row["estimate"] / row["added"]}
+
+
+if __name__ == "__main__":
+    print(f"load {open('/proc/loadavg').read().split()[:3]}")
+    print("| case | estimate MiB | measured MiB | estimate / measured | CPU s |")
+    print("|---|---|---|---|---|")
+    for name in sys.argv[1:] or CASES:
+        r = run(name)
+        print(f"| {name} | {r['estimate'] / 2**20:.0f} | {r['added'] / 2**20:.0f} | {r['ratio']:.2f} | "
+              f"{r['cpu']:.2f} |", flush=True)
