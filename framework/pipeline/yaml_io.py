@@ -165,10 +165,14 @@ def parse_sets(values: Iterable[str]) -> dict[str, Any]:
 
 def unknown_key_message(key: str, allowed: Iterable[str], what: str) -> str:
     """``unknown key 'parms'; a partition step takes id, params, partition. Did you mean 'params'?``"""
+    import reprlib
+
     allowed = list(allowed)
     close = difflib.get_close_matches(str(key), allowed, n=1, cutoff=0.6)
     hint = f" Did you mean {close[0]!r}?" if close else ""
-    return f"unknown key {key!r}; {what} takes {', '.join(allowed)}.{hint}"
+    short = reprlib.Repr()  # a key may be anything a file holds
+    short.maxstring = short.maxother = 60
+    return f"unknown key {short.repr(key)}; {what} takes {', '.join(allowed)}.{hint}"
 
 
 def _model_at(model: type[BaseModel] | None, loc: tuple) -> type[BaseModel] | None:
