@@ -125,6 +125,10 @@ def _pid_alive(pid: int) -> bool:
 class ResultStore:
     """SQLite store of pipeline runs.
 
+    A store holding anything but macrocause's tables and indexes (a view, a
+    trigger, another table, a missing column) is refused, and so is any read
+    taking more than :data:`MAX_SECONDS`.
+
     Parameters
     ----------
     path : str or Path
@@ -133,10 +137,6 @@ class ResultStore:
     readonly : bool
         Open the file read-only (``report`` does): nothing is created or
         written; a store of an older schema is migrated in memory.
-
-    A store holding anything but macrocause's tables and indexes (a view, a
-    trigger, another table, a missing column) is refused, and so is any read
-    taking more than :data:`MAX_SECONDS`.
     """
 
     def __init__(self, path: str | Path = DEFAULT_STORE, readonly: bool = False) -> None:

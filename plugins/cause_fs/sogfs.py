@@ -76,14 +76,19 @@ class SOGFS(Partitioner):
         data.check(self.name, min_samples=max(self.params.k + 2, self.params.n_clusters + 1), min_variables=2)
 
     def memory_estimate(self, data: Dataset):
-        """24 d^2 bytes of d x d matrices when d <= n (d = the non-constant features), and dense
-        n x n ones when d > n or n <= 500; ``memory_gb`` replaces the framework's budget when set."""
+        """The largest of three phases (d = the non-constant features), measured at two sizes
+        each (docs: Limits): scaling the data, 24 n d bytes (a copy, a temporary, the result);
+        the projection W, 16 n d + 24 d^2 when d <= n (X'L_S X and eigh's copy), 24 n d + 24 n^2
+        when d > n (Woodbury through L_S's eigenvectors, the Cholesky factor and its copy);
+        below 501 samples a dense eigendecomposition of L_S, 24 n^2. ``memory_gb`` replaces
+        the framework's budget when set."""
         from ._solvers import memory_estimate
 
         n, d = data.n_samples, int((np.ptp(data.X, axis=0) > 0).sum())
-        wide = d > n
-        need = (0.0 if wide else 24.0 * d * d) + (24.0 * n * n if wide or n <= 500 else 0.0)
-        return memory_estimate(need, "d x d matrices (24 d^2 bytes) when d <= n, dense n x n ones", self.params.memory_gb)
+        project = 24.0 * n * d + 24.0 * n * n if d > n else 16.0 * n * d + 24.0 * d * d
+        need = max(24.0 * n * d, project, 24.0 * n * n if n <= 500 else 0.0)
+        return memory_estimate(need, "max(24 n d, 16 n d + 24 d^2 if d <= n else 24 n d + 24 n^2) bytes",
+                               self.params.memory_gb)
 
     def _partition(self, data: Dataset) -> Partition:
         from threadpoolctl import threadpool_limits

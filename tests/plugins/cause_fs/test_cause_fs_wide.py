@@ -137,3 +137,16 @@ def test_memory_budget_refuses_before_allocating():
     for n, d in ((200, 20000), (1440, 1024), (9298, 256), (100, 10000)):
         assert cause_fs_memory(n, d, 10)[0] < 4 * 2**30
     assert cause_fs_memory(100, 40000, 10)[0] > 4 * 2**30
+
+
+@pytest.mark.parametrize("n, d, phases", [
+    (10, 20, "wide"),     # 24 n d + 24 n^2
+    (600, 10, "scale"),   # 24 n d > 16 n d + 24 d^2
+    (600, 500, "tall"),   # 16 n d + 24 d^2
+])
+def test_sogfs_estimate_is_the_largest_phase(n, d, phases):
+    X = np.random.default_rng(0).standard_normal((n, d))
+    X[:, 0] = 1.0  # a constant column does not count
+    k = d - 1
+    want = {"wide": 24 * n * k + 24 * n * n, "scale": 24 * n * k, "tall": 16 * n * k + 24 * k * k}[phases]
+    assert sogfs.SOGFS(n_clusters=2).memory_estimate(Dataset(X)).bytes == want
