@@ -196,11 +196,12 @@ def _ordered(found: dict, descending: bool) -> list:
     return [k for k, _ in sorted(found.items(), key=lambda kv: kv[1], reverse=descending)]
 
 
-def uc_sepset(g: EndpointGraph, sep: dict, priority: int, p: PValue) -> None:
-    """uc_rule=0: i - j - k is a collider when j is in no separating set of i and k."""
+def uc_sepset(g: EndpointGraph, separated: Callable[[int, int, int], bool], priority: int, p: PValue) -> None:
+    """uc_rule=0: i - j - k is a collider when j is in no separating set of i and k
+    (``separated(i, k, j)``)."""
     pending = []
     for x, y, z in [t for t in g.triples()[0] if t[0] < t[2]]:
-        if y in sep.get((x, z), ()):
+        if separated(x, z, y):
             continue
         if priority in (0, 1, 2):
             _orient_collider(g, x, y, z, priority)

@@ -57,8 +57,8 @@ def skeleton(kind: int, alpha: float, max_k: int, stable: bool, corr: np.ndarray
     """Adjacency matrix, separating sets and counts of the skeleton search.
 
     Returns ``(adj, sep, n_tests, depth)``: ``adj`` is a d x d boolean matrix;
-    ``sep`` is an m x 3 array of rows ``(a, b, k)`` (``a < b``, repeats possible),
-    each saying that ``k`` is in the separating set of the removed pair ``a, b``
+    ``sep`` is an m x 3 array of rows ``(a, b, k)`` (``a < b``; a row repeats at
+    most once, when both ends found it), each saying that ``k`` is in the separating set of the removed pair ``a, b``
     (stored sparsely: its size grows with the separating sets found, not with
     d^3); ``n_tests`` counts the tests computed and ``depth`` is the last depth
     searched. ``max_k < 0`` means no limit.
@@ -69,6 +69,7 @@ def skeleton(kind: int, alpha: float, max_k: int, stable: bool, corr: np.ndarray
         adj[i, i] = False
     sep = np.empty((64, 3), np.int64)
     used = 0
+    seen = np.zeros(d, np.bool_)  # members of the current pair's separating set stored
     n_tests = 0
     depth = -1
     while True:
@@ -93,6 +94,7 @@ def skeleton(kind: int, alpha: float, max_k: int, stable: bool, corr: np.ndarray
                 a, b = min(x, y), max(x, y)
                 for u in range(depth):
                     comb[u] = u
+                first = used
                 while True:
                     S = others[comb]
                     # stable: the other endpoint has tested this subset already
@@ -101,8 +103,10 @@ def skeleton(kind: int, alpha: float, max_k: int, stable: bool, corr: np.ndarray
                         if _p_value(kind, corr, n, codes, cards, x, y, S) > alpha:
                             sep = _grow(sep, used, depth)
                             for s in S:
-                                sep[used, 0], sep[used, 1], sep[used, 2] = a, b, s
-                                used += 1
+                                if not seen[s]:
+                                    seen[s] = True
+                                    sep[used, 0], sep[used, 1], sep[used, 2] = a, b, s
+                                    used += 1
                             if stable:
                                 remove[a, b] = True
                             else:
@@ -117,6 +121,8 @@ def skeleton(kind: int, alpha: float, max_k: int, stable: bool, corr: np.ndarray
                     comb[t] += 1
                     for u in range(t + 1, depth):
                         comb[u] = comb[u - 1] + 1
+                for t in range(first, used):
+                    seen[sep[t, 2]] = False
         if stable:
             for a in range(d):
                 for b in range(a + 1, d):
@@ -126,10 +132,25 @@ def skeleton(kind: int, alpha: float, max_k: int, stable: bool, corr: np.ndarray
     return adj, sep[:used], n_tests, depth
 
 
-def sepsets(sep: np.ndarray) -> dict[tuple[int, int], set[int]]:
-    """The separating sets of :func:`skeleton` as ``{(a, b): set}`` with ``a < b`` (removed
-    pairs separated by the empty set are absent)."""
-    out: dict[tuple[int, int], set[int]] = {}
-    for a, b, k in sep.tolist():
-        out.setdefault((a, b), set()).add(k)
-    return out
+class SepSets:
+    """Membership in the separating sets of :func:`skeleton`, from its ``(a, b, k)`` rows, as
+    sorted integer keys (8 bytes a row: no Python set per pair)."""
+
+    def __init__(self, sep: np.ndarray, d: int) -> None:
+        self.d = d
+        self.keys = np.unique((sep[:, 0] * d + sep[:, 1]) * d + sep[:, 2])
+
+    def contains(self, a: int, b: int, k: int) -> bool:
+        """Whether k is in the separating set of the removed pair a, b."""
+        a, b = min(a, b), max(a, b)
+        key = (a * self.d + b) * self.d + k
+        at = int(np.searchsorted(self.keys, key))
+        return at < self.keys.shape[0] and int(self.keys[at]) == key
+
+    def as_dict(self) -> dict[tuple[int, int], set[int]]:
+        """``{(a, b): set}`` with ``a < b`` (pairs separated by the empty set absent)."""
+        out: dict[tuple[int, int], set[int]] = {}
+        for key in self.keys.tolist():
+            ab, k = divmod(key, self.d)
+            out.setdefault(divmod(ab, self.d), set()).add(k)
+        return out

@@ -104,7 +104,7 @@ class PC(Searcher):
                                   "subsample to a few thousand samples, or use indep_test='fisherz'")
         from ._pc import MEMORY_GROWTH, memory_bytes
 
-        return MemoryEstimate(memory_bytes(n, d, self.backend == "causal-learn"), MEMORY_GROWTH,
+        return MemoryEstimate(memory_bytes(n, d, self.test_for(data) in ("chisq", "gsq")), MEMORY_GROWTH,
                               "select fewer variables (e.g. a clustering step first)")
 
     def check_data(self, data: Dataset) -> None:
@@ -134,7 +134,7 @@ class PC(Searcher):
         info: dict = {}
         try:
             if len(varying) >= 2:
-                Xv = X[:, varying]
+                Xv = X if len(varying) == X.shape[1] else X[:, varying]
                 if self.backend == "macrocause":
                     Mv, info = run_pc(Xv, test, p.alpha, stable=p.stable, max_k=p.max_k,
                                       uc_rule=p.uc_rule, uc_priority=p.uc_priority)

@@ -16,7 +16,7 @@ from plugins.baselines._pc_citests import (
     fisherz_p,
     prepare,
 )
-from plugins.baselines._pc_skeleton import sepsets, skeleton
+from plugins.baselines._pc_skeleton import SepSets, skeleton
 
 OPTIONS = [(r, q) for r in (0, 1, 2) for q in (-1, 0, 1, 2, 3, 4) if not (r == 2 and q in (0, 1))]
 
@@ -118,13 +118,13 @@ def test_collider_priorities_by_hand():
     # first collider kept and the second not oriented (2 - 3 stays undirected)
     for priority, marks in {0: (-1, 1, -1, 1), 1: (1, 1, -1, 1), 2: (1, -1, -1, -1)}.items():
         g = EndpointGraph(adj)
-        uc_sepset(g, {}, priority, None)
+        uc_sepset(g, lambda *_: False, priority, None)
         assert (g.M[1, 2], g.M[2, 1], g.M[3, 2], g.M[2, 3]) == marks, priority
         assert (g.M[0, 1], g.M[1, 0]) == (-1, 1)
         assert np.array_equal(g.M, _causallearn_orientation_priority(adj, priority))
     assert to_graph(g.M, list("abcd")).edge_names() == {("a", "b"), ("c", "b")}
     g = EndpointGraph(adj)
-    uc_sepset(g, {}, 1, None)
+    uc_sepset(g, lambda *_: False, 1, None)
     assert to_graph(g.M, list("abcd")).bidirected_names() == {frozenset("bc")}
 
 
@@ -151,7 +151,7 @@ def test_sepsets_are_unions_over_both_endpoints():
     corr, codes, cards = prepare(np.column_stack([x0, x1, x2]), FISHERZ)
     adj, sep, n_tests, depth = skeleton(FISHERZ, 0.05, -1, True, corr, 2000, codes, cards)
     assert adj.sum() == 4 and not adj[0, 2]
-    assert sepsets(sep) == {(0, 2): {1}}
+    assert SepSets(sep, 3).as_dict() == {(0, 2): {1}} and SepSets(sep, 3).contains(2, 0, 1)
     # 3 pairs at depth 0; at depth 1 each pair given the third variable, once (not again from the other end)
     assert depth == 1 and n_tests == 3 + 3
 
@@ -181,7 +181,7 @@ def _causallearn_orientation(adj, sep):
     d = adj.shape[0]
     cg = CLGraph(d)
     cg.G.graph = np.where(adj, -1, 0)
-    sets = sepsets(sep)
+    sets = SepSets(sep, d).as_dict()
     for a in range(d):
         for b in range(a + 1, d):
             if not adj[a, b]:
@@ -267,3 +267,16 @@ def test_option_errors():
         registry.create("pc", uc_rule=3)
     with pytest.raises(ConfigError, match="uc_priority"):
         registry.create("pc", uc_priority=5)
+
+
+def test_memory_estimate_refuses_before_the_search(monkeypatch):
+    from framework.errors import MemoryBudgetError
+
+    rng = np.random.default_rng(0)
+    ds = Dataset(rng.standard_normal((50, 300)), names=[f"x{i}" for i in range(300)])
+    est = registry.create("pc").memory_estimate(ds).bytes
+    assert est == 16 * 50 * 300 + 36 * 300**2
+    assert registry.create("pc", indep_test="chisq").memory_estimate(ds).bytes == 16 * 50 * 300 + 64 * 300**2
+    monkeypatch.setenv("MACROCAUSE_MEMORY_LIMIT", "1MB")
+    with pytest.raises(MemoryBudgetError, match="pc would need"):
+        registry.create("pc").search(ds)
