@@ -42,22 +42,34 @@ def _subset_of_row(adj, b, S):
 
 
 @njit(cache=True)
+def _grow(buf: np.ndarray, used: int, extra: int) -> np.ndarray:
+    """*buf* with room for *extra* more rows after *used* (doubled when full)."""
+    if used + extra <= buf.shape[0]:
+        return buf
+    out = np.empty((max(2 * buf.shape[0], used + extra), 3), np.int64)
+    out[:used] = buf[:used]
+    return out
+
+
+@njit(cache=True)
 def skeleton(kind: int, alpha: float, max_k: int, stable: bool, corr: np.ndarray, n: int,
              codes: np.ndarray, cards: np.ndarray) -> tuple[np.ndarray, np.ndarray, int, int]:
     """Adjacency matrix, separating sets and counts of the skeleton search.
 
     Returns ``(adj, sep, n_tests, depth)``: ``adj`` is a d x d boolean matrix;
-    ``sep[a, b]`` (``a < b``) is a bitset over the variables, bit ``k`` set when
-    ``k`` is in the separating set of the removed pair ``a, b``; ``n_tests`` counts
-    the tests computed and ``depth`` is the last depth searched. ``max_k < 0``
-    means no limit.
+    ``sep`` is an m x 3 array of rows ``(a, b, k)`` (``a < b``; a row repeats at
+    most once, when both ends found it), each saying that ``k`` is in the separating set of the removed pair ``a, b``
+    (stored sparsely: its size grows with the separating sets found, not with
+    d^3); ``n_tests`` counts the tests computed and ``depth`` is the last depth
+    searched. ``max_k < 0`` means no limit.
     """
     d = cards.shape[0] if kind != FISHERZ else corr.shape[0]
     adj = np.ones((d, d), np.bool_)
     for i in range(d):
         adj[i, i] = False
-    words = (d + 63) // 64
-    sep = np.zeros((d, d, words), np.uint64)
+    sep = np.empty((64, 3), np.int64)
+    used = 0
+    seen = np.zeros(d, np.bool_)  # members of the current pair's separating set stored
     n_tests = 0
     depth = -1
     while True:
@@ -82,14 +94,19 @@ def skeleton(kind: int, alpha: float, max_k: int, stable: bool, corr: np.ndarray
                 a, b = min(x, y), max(x, y)
                 for u in range(depth):
                     comb[u] = u
+                first = used
                 while True:
                     S = others[comb]
                     # stable: the other endpoint has tested this subset already
                     if not (stable and y < x and _subset_of_row(snap, y, S)):
                         n_tests += 1
                         if _p_value(kind, corr, n, codes, cards, x, y, S) > alpha:
+                            sep = _grow(sep, used, depth)
                             for s in S:
-                                sep[a, b, s >> 6] |= np.uint64(1) << np.uint64(s & 63)
+                                if not seen[s]:
+                                    seen[s] = True
+                                    sep[used, 0], sep[used, 1], sep[used, 2] = a, b, s
+                                    used += 1
                             if stable:
                                 remove[a, b] = True
                             else:
@@ -104,16 +121,36 @@ def skeleton(kind: int, alpha: float, max_k: int, stable: bool, corr: np.ndarray
                     comb[t] += 1
                     for u in range(t + 1, depth):
                         comb[u] = comb[u - 1] + 1
+                for t in range(first, used):
+                    seen[sep[t, 2]] = False
         if stable:
             for a in range(d):
                 for b in range(a + 1, d):
                     if remove[a, b]:
                         adj[a, b] = False
                         adj[b, a] = False
-    return adj, sep, n_tests, depth
+    return adj, sep[:used], n_tests, depth
 
 
-def in_sepset(sep: np.ndarray, a: int, b: int, k: int) -> bool:
-    """Whether k is in the separating set of the removed pair a, b."""
-    a, b = min(a, b), max(a, b)
-    return bool((int(sep[a, b, k >> 6]) >> (k & 63)) & 1)
+class SepSets:
+    """Membership in the separating sets of :func:`skeleton`, from its ``(a, b, k)`` rows, as
+    sorted integer keys (8 bytes a row: no Python set per pair)."""
+
+    def __init__(self, sep: np.ndarray, d: int) -> None:
+        self.d = d
+        self.keys = np.unique((sep[:, 0] * d + sep[:, 1]) * d + sep[:, 2])
+
+    def contains(self, a: int, b: int, k: int) -> bool:
+        """Whether k is in the separating set of the removed pair a, b."""
+        a, b = min(a, b), max(a, b)
+        key = (a * self.d + b) * self.d + k
+        at = int(np.searchsorted(self.keys, key))
+        return at < self.keys.shape[0] and int(self.keys[at]) == key
+
+    def as_dict(self) -> dict[tuple[int, int], set[int]]:
+        """``{(a, b): set}`` with ``a < b`` (pairs separated by the empty set absent)."""
+        out: dict[tuple[int, int], set[int]] = {}
+        for key in self.keys.tolist():
+            ab, k = divmod(key, self.d)
+            out.setdefault(divmod(ab, self.d), set()).add(k)
+        return out

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
+import numpy as np
 from pydantic import Field
 
 from framework import CausalGraph, Dataset, Params, Searcher, progress
@@ -20,6 +21,16 @@ class PCParams(Params):
         "(cubic in the number of samples: a few hundred to a few thousand; always causal-learn's).",
     )
     stable: bool = Field(True, description="Order-independent (stable) skeleton search.")
+    uc_rule: Literal[0, 1, 2] = Field(
+        0, description="How unshielded colliders are found (causal-learn's): 0 = separating sets, "
+        "1 = maxP (largest p-value without against with the middle node), 2 = definite maxP.",
+    )
+    uc_priority: Literal[-1, 0, 1, 2, 3, 4] = Field(
+        2, description="Which collider wins a conflict (causal-learn's): -1 = the rule's default "
+        "(3 for uc_rule 0 and 1, 4 for 2), 0 = overwrite, 1 = bidirected edge, 2 = existing "
+        "colliders, 3 = stronger colliders (smaller p with the middle node) first, "
+        "4 = stronger* (larger p without it) first. uc_rule=2 takes -1, 2, 3, 4.",
+    )
     max_k: int | None = Field(None, ge=0, description="Largest conditioning set; None = no limit.")
     backend: Literal["macrocause", "causal-learn"] = Field(
         "macrocause",
@@ -34,13 +45,16 @@ class PC(Searcher):
     chi-square or G-square tests for discrete data, Fisher's z for continuous
     (or mixed) data, the kernel CI test (KCI, Zhang et al. 2011, causal-learn
     backend; the default for ``kci``) on request for nonlinear dependence. Stable skeleton search,
-    unshielded colliders oriented from the separating sets (causal-learn's
-    ``uc_rule=0``, existing colliders take priority), then Meek's rules. The
-    default backend is our numba implementation, which takes causal-learn's
-    decisions (``backend="causal-learn"`` runs causal-learn itself). Conflicting
-    orientations, a bidirected edge or directed edges that close a cycle, are
-    returned as undirected; after a search, ``last_info["conflicts"]`` counts them
-    (with our backend ``last_info`` also holds ``n_tests`` and ``depth``).
+    unshielded colliders found by ``uc_rule`` (separating sets, maxP or definite
+    maxP) with conflicts between colliders settled by ``uc_priority``, both with
+    causal-learn's meanings and defaults, then Meek's rules. The default backend is
+    ours (numba tests and skeleton), which returns causal-learn's marks
+    (``backend="causal-learn"`` runs causal-learn itself). ``uc_priority=1`` keeps
+    conflicting colliders as bidirected edges (``bidirected_names()``). Directed
+    edges that close a cycle (causal-learn's Meek rules can close one) are returned
+    undirected by both backends and listed in ``last_info["conflicts"]``. Constant
+    columns are isolated nodes, with a warning. With our backend ``last_info``
+    also holds ``n_tests`` and ``depth``.
 
     References
     ----------
@@ -62,6 +76,11 @@ class PC(Searcher):
                 "pc: indep_test='kci' needs backend='causal-learn'; backend='macrocause' has "
                 "'fisherz', 'chisq', 'gsq' and 'auto'."
             )
+        if p.uc_rule == 2 and p.uc_priority in (0, 1):
+            raise ConfigError(
+                f"pc: uc_rule=2 (definite maxP) takes uc_priority -1, 2, 3 or 4, not {p.uc_priority} "
+                "(as causal-learn)."
+            )
         self.last_info: dict = {}
 
     @property
@@ -77,15 +96,19 @@ class PC(Searcher):
         return t
 
     def memory_estimate(self, data: Dataset) -> MemoryEstimate | None:
-        """KCI only: about 96 n^2 bytes of dense kernel matrices (measured at n = 300 and 600)."""
-        if self.params.indep_test != "kci":
-            return None
-        n = data.n_samples
-        return MemoryEstimate(96.0 * n * n, "about 96 n^2 bytes, KCI's kernel matrices",
-                              "subsample to a few thousand samples, or use indep_test='fisherz'")
+        """KCI: about 96 n^2 bytes of dense kernel matrices (measured at n = 300 and 600); otherwise
+        PC's d x d matrices (see :func:`plugins.baselines._pc.memory_bytes`)."""
+        n, d = data.n_samples, data.n_variables
+        if self.params.indep_test == "kci":
+            return MemoryEstimate(96.0 * n * n, "about 96 n^2 bytes, KCI's kernel matrices",
+                                  "subsample to a few thousand samples, or use indep_test='fisherz'")
+        from ._pc import MEMORY_GROWTH, memory_bytes
+
+        return MemoryEstimate(memory_bytes(n, d, self.test_for(data) in ("chisq", "gsq")), MEMORY_GROWTH,
+                              "select fewer variables (e.g. a clustering step first)")
 
     def check_data(self, data: Dataset) -> None:
-        data.check(self.name, min_samples=5, min_variables=2, reject_constant=True)
+        data.check(self.name, min_samples=5, min_variables=2)
         test = self.test_for(data)
         if test in ("chisq", "gsq") and not data.is_discrete:
             cont = [n for n, disc in zip(data.names, data.discrete) if not disc]
@@ -95,17 +118,29 @@ class PC(Searcher):
             )
 
     def _search(self, data: Dataset, scorer, init) -> CausalGraph:
+        import warnings
+
         from ._pc import resolve_conflicts, run_pc, to_graph
 
         p = self.params
         test = self.test_for(data)
         X = data.X.astype(int) if test in ("chisq", "gsq") else data.X
+        varying = np.flatnonzero(np.ptp(X, axis=0) > 0)
+        if len(varying) < data.n_variables:
+            const = [data.names[j] for j in range(data.n_variables) if j not in set(varying)]
+            warnings.warn(f"{self.name}: constant columns {const} are independent of everything: "
+                          "returned as isolated nodes.", UserWarning, stacklevel=2)
+        M = np.zeros((data.n_variables, data.n_variables), np.int8)
+        info: dict = {}
         try:
-            if self.backend == "macrocause":
-                M, info = run_pc(X, test, p.alpha, stable=p.stable, max_k=p.max_k)
-            else:
-                M, conflicts = resolve_conflicts(self._causallearn(X, test))
-                info = {"conflicts": conflicts}
+            if len(varying) >= 2:
+                Xv = X if len(varying) == X.shape[1] else X[:, varying]
+                if self.backend == "macrocause":
+                    Mv, info = run_pc(Xv, test, p.alpha, stable=p.stable, max_k=p.max_k,
+                                      uc_rule=p.uc_rule, uc_priority=p.uc_priority)
+                else:
+                    Mv = self._causallearn(Xv, test)
+                M[np.ix_(varying, varying)] = Mv
         except ValueError as e:  # numpy's LinAlgError is a ValueError
             if "singular" not in str(e):
                 raise
@@ -113,7 +148,9 @@ class PC(Searcher):
                 f"{self.name}: the correlation matrix is singular (a variable is a linear function of "
                 "others, e.g. a duplicated column); Fisher's z cannot test it. Drop such variables first."
             ) from e
-        self.last_info = {"backend": self.backend, "indep_test": test, **info}
+        M, undone = resolve_conflicts(M)
+        conflicts = [(data.names[a], data.names[b]) for a, b in undone]
+        self.last_info = {"backend": self.backend, "indep_test": test, "conflicts": conflicts, **info}
         return to_graph(M, data.names)
 
     def _causallearn(self, X, test: str):
@@ -125,8 +162,9 @@ class PC(Searcher):
         p = self.params
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            cg = pc(X, alpha=p.alpha, indep_test=test, stable=p.stable,
-                    show_progress=test == "kci" and progress.enabled(), verbose=False, max_k=p.max_k)
+            cg = pc(X, alpha=p.alpha, indep_test=test, stable=p.stable, uc_rule=p.uc_rule,
+                    uc_priority=p.uc_priority, show_progress=test == "kci" and progress.enabled(),
+                    verbose=False, max_k=p.max_k)
         return cg.G.graph
 
 

@@ -1,11 +1,11 @@
-"""Our PC against causal-learn's: tests, skeleton, CPDAG, and conflicts that no longer crash."""
+"""Our PC against causal-learn's: tests, skeleton, every collider option mark for mark, conflicts, constant columns."""
 
 import warnings
 
 import numpy as np
 import pytest
 
-from framework import CausalGraph, registry
+from framework import CausalGraph, Dataset, registry
 from framework.errors import ConfigError, DataValidationError
 from plugins.baselines._pc import resolve_conflicts, run_pc, to_graph
 from plugins.baselines._pc_citests import (
@@ -16,7 +16,9 @@ from plugins.baselines._pc_citests import (
     fisherz_p,
     prepare,
 )
-from plugins.baselines._pc_skeleton import in_sepset, skeleton
+from plugins.baselines._pc_skeleton import SepSets, skeleton
+
+OPTIONS = [(r, q) for r in (0, 1, 2) for q in (-1, 0, 1, 2, 3, 4) if not (r == 2 and q in (0, 1))]
 
 
 def test_chi2_sf_matches_scipy():
@@ -53,23 +55,91 @@ def _data(kind, seed):
     if kind == "fisherz":
         return registry.load_data("linear_gaussian", n_variables=d, n_samples=500, edge_prob=0.3, seed=seed)
     ds = registry.load_data("discrete_bn", n_variables=d, n_samples=500, seed=seed)
-    return ds.select([j for j in range(d) if np.ptp(ds.X[:, j]) > 0])  # PC refuses constant columns
+    return ds.select([j for j in range(d) if np.ptp(ds.X[:, j]) > 0])
 
 
-@pytest.mark.parametrize("test,seeds", [("fisherz", range(10)), ("chisq", range(6)), ("gsq", range(6, 12))])
-def test_same_skeleton_and_cpdag_as_causallearn(test, seeds):
-    consistent = 0
-    for seed in seeds:
+def _causallearn_pc(X, test, stable, uc_rule, uc_priority):
+    from causallearn.search.ConstraintBased.PC import pc
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return pc(X, 0.05, test, stable, uc_rule, uc_priority, show_progress=False).G.graph
+
+
+def _agreement(tests_seeds):
+    """Every option pair, stable and original: our endpoint matrix against causal-learn's."""
+    compared, differ, bidirected = 0, [], 0
+    for test, seeds in tests_seeds:
+        for seed in seeds:
+            ds = _data(test, seed)
+            X = ds.X.astype(int) if test != "fisherz" else ds.X
+            for stable in (True, False):
+                for rule, priority in OPTIONS:
+                    M, _ = run_pc(X, test, 0.05, stable, None, rule, priority)
+                    ref = _causallearn_pc(X, test, stable, rule, priority)
+                    compared += 1
+                    bidirected += int(((M == 1) & (M.T == 1)).any())
+                    if not np.array_equal(M, ref):
+                        differ.append((test, seed, stable, rule, priority))
+    return compared, differ, bidirected
+
+
+def test_every_collider_option_equals_causallearn_mark_for_mark():
+    compared, differ, bidirected = _agreement([("fisherz", [0, 1]), ("chisq", [2]), ("gsq", [3])])
+    assert compared == 4 * 2 * len(OPTIONS) and differ == []
+    assert bidirected > 0  # uc_priority=1 kept some conflicting colliders as <->
+
+
+@pytest.mark.slow
+def test_every_collider_option_equals_causallearn_more_seeds():
+    compared, differ, _ = _agreement([("fisherz", range(2, 8)), ("chisq", range(3, 7)), ("gsq", range(4, 8))])
+    assert differ == [] and compared == 14 * 2 * len(OPTIONS)
+
+
+def test_same_graph_from_both_backends_through_the_plugin():
+    for test, seed in [("fisherz", 4), ("chisq", 5)]:
         ds = _data(test, seed)
-        for stable in (True, False):
-            ref = registry.create("pc", indep_test=test, stable=stable, backend="causal-learn")
-            ours = registry.create("pc", indep_test=test, stable=stable)
-            g_ref, g = ref.search(ds), ours.search(ds)
-            assert g.skeleton() == g_ref.skeleton(), (seed, stable)
-            if ref.last_info["conflicts"] == 0:  # causal-learn's output has no cycle
-                consistent += 1
-                assert g == g_ref, (seed, stable)
-    assert consistent >= len(seeds)  # most comparisons are of full CPDAGs
+        for rule, priority in [(0, 2), (0, 1), (1, -1), (2, 3)]:
+            kw = dict(indep_test=test, uc_rule=rule, uc_priority=priority)
+            ref, ours = registry.create("pc", backend="causal-learn", **kw), registry.create("pc", **kw)
+            assert ours.search(ds) == ref.search(ds), (test, seed, rule, priority)
+            assert ours.last_info["conflicts"] == ref.last_info["conflicts"]
+
+
+def test_collider_priorities_by_hand():
+    # chain 0 - 1 - 2 - 3, every non-adjacent pair separated by the empty set: colliders
+    # 0 -> 1 <- 2 and then 1 -> 2 <- 3 disagree on the edge 1 - 2
+    from plugins.baselines._pc_orient import EndpointGraph, uc_sepset
+
+    adj = np.zeros((4, 4), bool)
+    for i in range(3):
+        adj[i, i + 1] = adj[i + 1, i] = True
+    # (M[1, 2], M[2, 1], M[3, 2], M[2, 3]): overwritten to 1 -> 2 <- 3; 1 <-> 2 <- 3; the
+    # first collider kept and the second not oriented (2 - 3 stays undirected)
+    for priority, marks in {0: (-1, 1, -1, 1), 1: (1, 1, -1, 1), 2: (1, -1, -1, -1)}.items():
+        g = EndpointGraph(adj)
+        uc_sepset(g, lambda *_: False, priority, None)
+        assert (g.M[1, 2], g.M[2, 1], g.M[3, 2], g.M[2, 3]) == marks, priority
+        assert (g.M[0, 1], g.M[1, 0]) == (-1, 1)
+        assert np.array_equal(g.M, _causallearn_orientation_priority(adj, priority))
+    assert to_graph(g.M, list("abcd")).edge_names() == {("a", "b"), ("c", "b")}
+    g = EndpointGraph(adj)
+    uc_sepset(g, lambda *_: False, 1, None)
+    assert to_graph(g.M, list("abcd")).bidirected_names() == {frozenset("bc")}
+
+
+def _causallearn_orientation_priority(adj, priority):
+    from causallearn.graph.GraphClass import CausalGraph as CLGraph
+    from causallearn.utils.PCUtils import UCSepset
+
+    d = adj.shape[0]
+    cg = CLGraph(d)
+    for a in range(d):
+        for b in range(a + 1, d):
+            if not adj[a, b]:
+                cg.G.remove_edge(cg.G.get_edge(cg.G.nodes[a], cg.G.nodes[b]))
+                cg.sepset[a, b] = cg.sepset[b, a] = [()]
+    return UCSepset.uc_sepset(cg, priority).G.graph
 
 
 def test_sepsets_are_unions_over_both_endpoints():
@@ -81,12 +151,12 @@ def test_sepsets_are_unions_over_both_endpoints():
     corr, codes, cards = prepare(np.column_stack([x0, x1, x2]), FISHERZ)
     adj, sep, n_tests, depth = skeleton(FISHERZ, 0.05, -1, True, corr, 2000, codes, cards)
     assert adj.sum() == 4 and not adj[0, 2]
-    assert [k for k in range(3) if in_sepset(sep, 2, 0, k)] == [1]
+    assert SepSets(sep, 3).as_dict() == {(0, 2): {1}} and SepSets(sep, 3).contains(2, 0, 1)
     # 3 pairs at depth 0; at depth 1 each pair given the third variable, once (not again from the other end)
     assert depth == 1 and n_tests == 3 + 3
 
 
-def test_resolve_conflicts_undirects_cycles_and_bidirected_edges():
+def test_resolve_conflicts_undirects_cycles_and_keeps_bidirected_edges():
     M = np.zeros((5, 5), np.int8)
 
     def orient(a, b):
@@ -95,11 +165,12 @@ def test_resolve_conflicts_undirects_cycles_and_bidirected_edges():
     orient(0, 1), orient(1, 2), orient(2, 0)  # a directed cycle 0 -> 1 -> 2 -> 0
     orient(2, 3)  # outside the cycle: stays
     M[3, 4] = M[4, 3] = 1  # bidirected
-    R, n = resolve_conflicts(M)
-    assert n == 4
+    R, undone = resolve_conflicts(M)
+    assert sorted(undone) == [(0, 1), (1, 2), (2, 0)]
     g = to_graph(R, list("abcde"))
     assert g.edge_names() == {("c", "d")}
-    assert g.undirected_names() == {frozenset("ab"), frozenset("bc"), frozenset("ac"), frozenset("de")}
+    assert g.undirected_names() == {frozenset("ab"), frozenset("bc"), frozenset("ac")}
+    assert g.bidirected_names() == {frozenset("de")}
 
 
 def _causallearn_orientation(adj, sep):
@@ -110,10 +181,11 @@ def _causallearn_orientation(adj, sep):
     d = adj.shape[0]
     cg = CLGraph(d)
     cg.G.graph = np.where(adj, -1, 0)
+    sets = SepSets(sep, d).as_dict()
     for a in range(d):
         for b in range(a + 1, d):
             if not adj[a, b]:
-                cg.sepset[a, b] = cg.sepset[b, a] = [tuple(k for k in range(d) if in_sepset(sep, a, b, k))]
+                cg.sepset[a, b] = cg.sepset[b, a] = [tuple(sorted(sets.get((a, b), ())))]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return Meek.meek(UCSepset.uc_sepset(cg, 2)).G.graph
@@ -123,19 +195,21 @@ def _crashing_data():
     return registry.load_data("linear_gaussian", n_variables=100, n_samples=2000, edge_prob=0.03, seed=3)
 
 
-def test_100_variables_that_crashed_give_a_graph_with_conflicts_counted():
+def test_100_variables_with_a_directed_cycle_give_the_same_graph_and_conflicts():
     ds = _crashing_data()
     corr, codes, cards = prepare(ds.X, FISHERZ)
     adj, sep, _, _ = skeleton(FISHERZ, 0.05, -1, True, corr, ds.n_samples, codes, cards)
     ref = _causallearn_orientation(adj, sep)  # causal-learn's rules close a directed cycle here
     with pytest.raises(DataValidationError, match="cycle"):
         CausalGraph.from_causallearn(ref, ds.names)
-    assert resolve_conflicts(ref)[1] > 0
+    M, _ = run_pc(ds.X, "fisherz", 0.05)
+    assert np.array_equal(M, ref)  # the same cycle, from causal-learn's ancestor matrix
+    R, undone = resolve_conflicts(ref)
+    assert len(undone) == 10
     pc = registry.create("pc")
     g = pc.search(ds)
-    M, info = run_pc(ds.X, "fisherz", 0.05)
-    assert g == to_graph(M, ds.names) and np.array_equal(M != 0, adj | adj.T)
-    assert pc.last_info["conflicts"] == info["conflicts"] > 0
+    assert g == to_graph(R, ds.names)
+    assert pc.last_info["conflicts"] == [(ds.names[a], ds.names[b]) for a, b in undone]
 
 
 @pytest.mark.slow
@@ -143,8 +217,8 @@ def test_100_variables_with_causallearn_backend_do_not_crash():
     ds = _crashing_data()
     ref = registry.create("pc", backend="causal-learn")
     g = ref.search(ds)
-    assert ref.last_info["conflicts"] > 0
-    assert g.skeleton() == registry.create("pc").search(ds).skeleton()
+    assert len(ref.last_info["conflicts"]) == 10
+    assert g == registry.create("pc").search(ds)
 
 
 def test_kci_is_causallearn_only_and_last_info():
@@ -169,3 +243,40 @@ def test_singular_correlation_is_a_data_error(backend):
     ds = Dataset(np.column_stack([x, 2 * x, y]), names=["a", "b", "c"])
     with pytest.raises(DataValidationError, match="correlation matrix is singular"):
         registry.create("pc", backend=backend).search(ds)
+
+
+@pytest.mark.parametrize("backend", ["macrocause", "causal-learn"])
+def test_constant_columns_are_isolated_nodes_with_a_warning(backend):
+    rng = np.random.default_rng(0)
+    a, b = rng.standard_normal((2, 500))
+    c = a + b + 0.3 * rng.standard_normal(500)
+    ds = Dataset(np.column_stack([a, np.ones(500), b, c]), names=["a", "k", "b", "c"])
+    pc = registry.create("pc", backend=backend)
+    with pytest.warns(UserWarning, match=r"constant columns \['k'\].*isolated"):
+        g = pc.search(ds)
+    assert g.edge_names() == {("a", "c"), ("b", "c")} and not g.undirected
+    only = Dataset(np.column_stack([a, np.ones(500), np.zeros(500)]), names=["a", "k", "z"])
+    with pytest.warns(UserWarning):
+        assert registry.create("pc", backend=backend).search(only) == CausalGraph.empty(["a", "k", "z"])
+
+
+def test_option_errors():
+    with pytest.raises(ConfigError, match="uc_rule=2.*-1, 2, 3 or 4"):
+        registry.create("pc", uc_rule=2, uc_priority=1)
+    with pytest.raises(ConfigError, match="uc_rule"):
+        registry.create("pc", uc_rule=3)
+    with pytest.raises(ConfigError, match="uc_priority"):
+        registry.create("pc", uc_priority=5)
+
+
+def test_memory_estimate_refuses_before_the_search(monkeypatch):
+    from framework.errors import MemoryBudgetError
+
+    rng = np.random.default_rng(0)
+    ds = Dataset(rng.standard_normal((50, 300)), names=[f"x{i}" for i in range(300)])
+    est = registry.create("pc").memory_estimate(ds).bytes
+    assert est == 16 * 50 * 300 + 36 * 300**2
+    assert registry.create("pc", indep_test="chisq").memory_estimate(ds).bytes == 16 * 50 * 300 + 64 * 300**2
+    monkeypatch.setenv("MACROCAUSE_MEMORY_LIMIT", "1MB")
+    with pytest.raises(MemoryBudgetError, match="pc would need"):
+        registry.create("pc").search(ds)
