@@ -174,3 +174,98 @@ def pairwise_mi_matrix(codes: np.ndarray, cards: np.ndarray) -> np.ndarray:
         for j in range(i + 1, d):
             out[i, j] = out[j, i] = h1[i] + h1[j] - joint_entropy(codes, np.array([i, j], np.int64), cards)
     return out
+
+
+@njit(cache=True)
+def tilt_gain(y: np.ndarray, B: np.ndarray, cols: np.ndarray, q0: float) -> float:
+    """sum_s n_s KL(q_s || q0) of the Bernoulli y (1 = odd parity) in each joint state s of the rows
+    ``B[cols]`` (0/1 features of the parent clusters), q_s = mean of y in state s (Bernoulli KL, nats)."""
+    k = cols.shape[0]
+    n = y.shape[0]
+    cnt = np.zeros((2 ** k, 2), np.int64)
+    for t in range(n):
+        s = 0
+        for j in range(k):
+            s |= np.int64(B[cols[j], t]) << j
+        cnt[s, y[t]] += 1
+    acc = 0.0
+    for s in range(2 ** k):
+        tot = cnt[s, 0] + cnt[s, 1]
+        if tot == 0:
+            continue
+        for c, q in ((cnt[s, 1], q0), (cnt[s, 0], 1.0 - q0)):
+            if c > 0:
+                acc += c * np.log(c / (tot * q))
+    return acc
+
+
+@njit(cache=True)
+def pack_bits(codes: np.ndarray) -> np.ndarray:
+    """Rows of 0/1 codes (n, d) packed into uint64 words (n, ceil(d / 64)): column j is bit j % 64 of word j // 64."""
+    n, d = codes.shape
+    w = (d + 63) // 64
+    out = np.zeros((n, w), np.uint64)
+    for t in range(n):
+        for j in range(d):
+            if codes[t, j]:
+                out[t, j // 64] |= np.uint64(1) << np.uint64(j % 64)
+    return out
+
+
+@njit(cache=True)
+def gf2_nullspace(M: np.ndarray, d: int) -> np.ndarray:
+    """A basis of {v in GF(2)^d : M v = 0} (rows of packed bits, as :func:`pack_bits`), by Gauss-Jordan."""
+    A = M.copy()
+    r, w = A.shape
+    pivot_of = np.full(d, -1, np.int64)
+    row = 0
+    for col in range(d):
+        wi, bit = col // 64, np.uint64(1) << np.uint64(col % 64)
+        piv = -1
+        for i in range(row, r):
+            if A[i, wi] & bit:
+                piv = i
+                break
+        if piv < 0:
+            continue
+        for k in range(w):
+            A[row, k], A[piv, k] = A[piv, k], A[row, k]
+        for i in range(r):
+            if i != row and A[i, wi] & bit:
+                for k in range(w):
+                    A[i, k] ^= A[row, k]
+        pivot_of[col] = row
+        row += 1
+        if row == r:
+            break
+    free = [c for c in range(d) if pivot_of[c] < 0]
+    out = np.zeros((len(free), w), np.uint64)
+    for f in range(len(free)):
+        c = free[f]
+        out[f, c // 64] |= np.uint64(1) << np.uint64(c % 64)
+        fw, fb = c // 64, np.uint64(1) << np.uint64(c % 64)
+        for p in range(d):
+            i = pivot_of[p]
+            if i >= 0 and A[i, fw] & fb:
+                out[f, p // 64] |= np.uint64(1) << np.uint64(p % 64)
+    return out
+
+
+@njit(cache=True)
+def odd_share(P: np.ndarray, mask: np.ndarray) -> float:
+    """Share of the packed rows whose bits under *mask* have odd parity."""
+    n, w = P.shape
+    odd = 0
+    for t in range(n):
+        acc = np.uint64(0)
+        for k in range(w):
+            acc ^= P[t, k] & mask[k]
+        # parity of a 64-bit word by folding
+        acc ^= acc >> np.uint64(32)
+        acc ^= acc >> np.uint64(16)
+        acc ^= acc >> np.uint64(8)
+        acc ^= acc >> np.uint64(4)
+        acc ^= acc >> np.uint64(2)
+        acc ^= acc >> np.uint64(1)
+        odd += np.int64(acc & np.uint64(1))
+    return odd / n

@@ -135,7 +135,8 @@ class CICExhaustive(Searcher):
 
     def run(self, data: Dataset, scorer: Scorer) -> dict[str, Any]:
         """``graph``, ``score`` and ``n_structures`` (clusterings x edge sets scored)."""
-        from ._climb import climb_edges, sample_edges, total_score
+        from ._climb import sample_edges
+        from ._ils import climb_edges, total_score
 
         self.check_data(data)
         p = self.params
@@ -150,8 +151,6 @@ class CICExhaustive(Searcher):
                 continue
             clusters = [tuple(sorted(v for i in blk for v in blocks[i])) for blk in part]
             m = len(clusters)
-            if hasattr(eng, "set_clusters"):  # engines whose local score depends on the clustering
-                eng.set_clusters(clusters)
             if p.edges == "all":
                 if m not in dags:
                     dags[m] = all_dags(m)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from framework import CausalGraph, Dataset, DecomposableScorer, Params
 from framework.errors import DataValidationError
@@ -37,16 +37,21 @@ class EngineScorer(DecomposableScorer):
             raise DataValidationError(f"{self.name}: a cluster cannot be its own parent ({sorted(cluster)}).")
         return C, P
 
+    def _family(self, data: Dataset, cluster, parents) -> float:
+        from ._ils import family_score
+
+        C, _ = self._indices(data, cluster, parents)
+        pa = tuple(sorted(tuple(sorted(data.index(v) for v in p)) for p in parents))
+        return family_score(self.engine(data), C, pa)
+
     def _local_score(self, data: Dataset, cluster: frozenset[str], parents: list[frozenset[str]]) -> float:
-        C, P = self._indices(data, cluster, parents)
-        return self.engine(data).local(C, P)
+        return self._family(data, cluster, parents)
 
     def _score(self, data: Dataset, graph: CausalGraph) -> float:
         eng = self.engine(data)
         total = 0.0
         for i, cl in enumerate(graph.clusters):
-            C, P = self._indices(data, cl, [graph.clusters[p] for p in graph.parents(i)])
-            total += eng.local(C, P)
+            total += self._family(data, cl, [graph.clusters[p] for p in graph.parents(i)])
         return total + eng.structure(graph.n_nodes, len(graph.directed), len(graph.variables))
 
 
@@ -67,11 +72,36 @@ class CICParams(Params):
     alphabet: int = Field(
         2, ge=2, description="Alphabet size s_j charged per continuous variable in the penalty (Eq. 5)."
     )
-    fit_factor: Literal["2N", "N"] = Field(
-        "N", description="f1(N), the factor of g: N, the log-likelihood's factor (Section 2: LL = -N sum H), "
-        "which with f2 = (log N)/2 makes the score a BIC (our default, chosen with cic_greedy's defaults for "
-        "the whole cluster DAG); or 2N as printed in Eq. 6 (the MIT score's)."
+    criterion: Literal["auto", "family", "bic", "eq6"] = Field(
+        "auto", description="The score. family (ours, the default): a consistent BIC whose family model has few "
+        "parameters: on binary data the best of a parity tilt of the cluster given a table over its parent "
+        "clusters' parity or majority features, a full joint table, and independence; on other discrete data "
+        "the table; on continuous data a Gaussian-copula likelihood. bic: the full joint table of each cluster "
+        "given its parents' variables (Gaussian copula on continuous data), BIC-penalised. eq6: the paper's "
+        "Eqs. 4-6 with fit_factor. auto: eq6 when fit_factor is given, else family."
     )
+    fit_factor: Literal["2N", "N"] | None = Field(
+        None, description="Eq. 6 only: f1(N), the factor of g: 2N as printed in Eq. 6 (the MIT score's; "
+        "the default of criterion='eq6'), or N, the log-likelihood's factor (Section 2: LL = -N sum H). "
+        "Giving it selects criterion='eq6' under criterion='auto'."
+    )
+    price: float = Field(
+        1.0, gt=0, description="family and bic: multiplier of the BIC penalty (log N)/2 per parameter "
+        "(1 = BIC, the default, chosen on tuning draws: docs/plugins/cic.md)."
+    )
+
+    @model_validator(mode="after")
+    def _criterion(self):
+        if self.fit_factor is not None and self.criterion in ("family", "bic"):
+            raise ValueError(f"fit_factor belongs to criterion='eq6', not criterion={self.criterion!r}; "
+                             "drop fit_factor or set criterion='eq6'.")
+        return self
+
+    def resolved(self) -> str:
+        """The criterion in use (``auto`` resolved)."""
+        if self.criterion == "auto":
+            return "eq6" if self.fit_factor is not None else "family"
+        return self.criterion
 
 
 class CIC(EngineScorer):
@@ -114,7 +144,7 @@ class CIC(EngineScorer):
         return "knn" if data.n_samples <= self.params.kl_above else "kl"
 
     def uses_knn(self, data: Dataset) -> bool:
-        return self.estimator_for(data) in ("knn", "kl")
+        return self.params.resolved() == "eq6" and self.estimator_for(data) in ("knn", "kl")
 
     def check_data(self, data: Dataset) -> None:
         data.check(self.name, min_variables=2)
@@ -127,11 +157,16 @@ class CIC(EngineScorer):
                 )
 
     def _build_engine(self, data: Dataset):
+        p = self.params
+        if p.resolved() != "eq6":
+            from .family import FamilyEngine
+
+            return FamilyEngine(data.X, discrete=data.is_discrete, criterion=p.resolved(), price=p.price)
         from .engine import CICEngine
 
-        return CICEngine(data.X, discrete=not self.uses_knn(data), k=self.params.k,
-                         alphabet=self.params.alphabet, knn="kl" if self.estimator_for(data) == "kl" else "ksg",
-                         f1=2.0 if self.params.fit_factor == "2N" else 1.0)
+        return CICEngine(data.X, discrete=not self.uses_knn(data), k=p.k, alphabet=p.alphabet,
+                         knn="kl" if self.estimator_for(data) == "kl" else "ksg",
+                         f1=1.0 if p.fit_factor == "N" else 2.0)
 
 
 class BICParams(Params):

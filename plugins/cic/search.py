@@ -34,41 +34,65 @@ def to_graph(names: tuple[str, ...], clusters, adj: np.ndarray) -> CausalGraph:
 
 
 class CICGreedyParams(Params):
-    restarts: int = Field(500, ge=1, description="Z: random restarts of the greedy search (Algorithm 1).")
+    strategy: Literal["perturbation", "restarts"] = Field(
+        "perturbation", description="perturbation (ours, the default): from each start, climb, then kick the best "
+        "state (move a few variables, merge, split, gather a new cluster) and climb again until `stale` kicks in "
+        "a row found nothing better (iterated local search); restarts: Algorithm 1, independent random starts "
+        "each climbed once."
+    )
+    restarts: int | None = Field(
+        None, ge=1, description="Starts (Z of Algorithm 1). None: 500 for strategy='restarts' (the paper's Z "
+        "scale), 1 + d // 25 for 'perturbation' (scales with the number of variables d)."
+    )
+    stale: int | None = Field(
+        None, ge=0, description="perturbation: kicks in a row without improvement that end a start. None: "
+        "max(10, d), scaling with d (the rule: docs/plugins/cic.md)."
+    )
     rho: float = Field(0.5, ge=0, le=1, description="Erdos-Renyi edge probability of the random starts.")
-    seed: int = Field(0, description="Seed; per-restart seeds are spawned from it (SeedSequence).")
+    seed: int = Field(0, description="Seed; per-start seeds are spawned from it (SeedSequence).")
     m_distribution: Literal["paper", "uniform", "geometric"] = Field(
         "uniform", description="Distribution of the number of clusters m of a random start on "
-        "min_clusters..max_clusters (Section 4.5: 'we can control the clustering sparsity by specifying "
-        "the distribution of m'). paper: m uniform, each variable to a uniform one of m labels, empty "
-        "labels dropped; uniform: m uniform, clustering uniform among those with exactly m clusters; "
-        "geometric: P(m) proportional to m_decay^(m - min_clusters), clustering as for uniform."
+        "min_clusters..max_clusters (Section 4.5: 'we can control the clustering sparsity by specifying the "
+        "distribution of m'). paper: m uniform, each variable to a uniform one of m labels, empty labels "
+        "dropped; uniform: m uniform, clustering uniform among those with exactly m clusters; geometric: "
+        "P(m) proportional to m_decay^(m - min_clusters), clustering as for uniform."
     )
-    min_clusters: int = Field(2, ge=1, description="Smallest m of a random start (and of cluster moves).")
+    min_clusters: int = Field(1, ge=1, description="Smallest number of clusters (random starts and moves).")
     max_clusters: int | None = Field(
-        3, ge=1, description="Largest m of a random start (and of cluster moves); None = number of variables. "
-        "The default 2..3 (with cluster moves and cic(fit_factor='N')) was chosen for the whole cluster DAG "
-        "on seeds 100-109 of the paper's scenarios (benchmarks/cic/choose.yaml); for the paper's literal "
-        "sampler over all m use m_distribution='paper', min_clusters=1, max_clusters=None."
+        None, ge=1, description="Largest number of clusters (random starts and moves); None = no cap (the "
+        "number of variables). A bound for users who know it, not a default: a cap chosen on the paper's "
+        "scenarios (2..3, the previous default) cannot return larger cluster DAGs."
     )
     m_decay: float = Field(0.5, gt=0, le=1, description="Ratio P(m + 1) / P(m) of the geometric distribution.")
     cluster_moves: bool = Field(
-        True, description="Also climb over clusterings (move a variable to another or a new cluster, "
-        "merge two clusters), m kept within its bounds; the paper varies the clustering only by restarts "
-        "(False)."
+        True, description="Also climb over clusterings (move a variable to another or a new cluster, merge two "
+        "clusters); the paper varies the clustering only by restarts (False)."
+    )
+    relation_start: bool = Field(
+        True, description="On binary data, start the first search from the variables grouped by the parity "
+        "relations of the data (sets whose xor is far from uniform, found by information-set decoding; "
+        "plugins/cic/relations.py); the other starts are random. False: every start random (the paper's)."
     )
     vstructures: bool = Field(True, description="Run the closing v-structure step (lines 11-15).")
     alpha: float = Field(0.01, gt=0, lt=1, description="Level of the CI tests of the v-structure step.")
     n_perm: int = Field(100, ge=1, description="Permutations of the kNN CMI test (continuous data).")
-    max_steps: int = Field(10_000, ge=1, description="Most moves per hill climb.")
-    n_jobs: int = Field(1, ge=-1, description="Worker processes for the restarts (-1 = all cores).")
-    executor: Literal["local", "dask"] = Field("local", description="Where the restarts run.")
+    max_steps: int = Field(10_000, ge=1, description="Most edge moves per climb.")
+    n_jobs: int = Field(1, ge=-1, description="Worker processes for the starts (-1 = all cores).")
+    executor: Literal["local", "dask"] = Field("local", description="Where the starts run.")
 
     @model_validator(mode="after")
     def _m_bounds(self):
         if self.max_clusters is not None and self.max_clusters < self.min_clusters:
             raise ValueError(f"max_clusters ({self.max_clusters}) must be >= min_clusters ({self.min_clusters})")
         return self
+
+    def starts_for(self, d: int) -> int:
+        if self.restarts is not None:
+            return self.restarts
+        return 500 if self.strategy == "restarts" else 1 + d // 25
+
+    def stale_for(self, d: int) -> int:
+        return self.stale if self.stale is not None else max(10, d)
 
 
 class CICGreedy(Searcher):
@@ -133,7 +157,7 @@ class CICGreedy(Searcher):
     def _starts(self, data: Dataset, init: Partition | CausalGraph | None):
         """(clusters or None, adjacency or None) for restart 0 and for the others."""
         if init is None:
-            return None, None
+            return self._relation_start(data), None
         if isinstance(init, Partition):
             labels = np.asarray(init.labels).copy()
             nxt = labels.max() + 1 if labels.size else 0
@@ -141,7 +165,7 @@ class CICGreedy(Searcher):
                 labels[i] = nxt
                 nxt += 1
             clusters = [tuple(np.flatnonzero(labels == c).tolist()) for c in np.unique(labels)]
-            return (clusters, None), (clusters, None)
+            return (clusters, None, True), (clusters, None, True)
         names = list(data.names)
         unknown = set(init.variables) - set(names)
         if unknown:
@@ -152,22 +176,41 @@ class CICGreedy(Searcher):
         adj = np.zeros((len(clusters), len(clusters)), dtype=bool)
         for a, b in init.directed:
             adj[a, b] = True
-        return (clusters, adj), (clusters, None)
+        return (clusters, adj, True), (clusters, None, True)
+
+    def _relation_start(self, data: Dataset):
+        """(clusters, None, False) from the parity relations of binary data, or None."""
+        p = self.params
+        if not p.relation_start or not data.is_discrete:
+            return None
+        X = np.asarray(data.X)
+        if not np.isin(X, (0, 1)).all():
+            return None
+        from .relations import parity_relations, relation_clusters
+
+        d = data.n_variables
+        rng = np.random.default_rng(np.random.SeedSequence([p.seed, 28]))
+        clusters = relation_clusters(d, parity_relations(X.astype(np.int64), rng, tries=200 * d))
+        if clusters is None or not p.min_clusters <= len(clusters) <= (p.max_clusters or d):
+            return None
+        return clusters, None, False
 
     def run(self, data: Dataset, scorer: Scorer, init: Partition | CausalGraph | None = None) -> dict[str, Any]:
         """The search with its trace: ``graph``, ``score`` (before the v-structure step),
         ``restart_scores`` (best score of each restart, in order) and ``best_restart``."""
         from framework.execution import parallel_map
 
-        from ._climb import orient_vstructures, run_chunk
+        from ._climb import orient_vstructures
+        from ._ils import run_chunk
 
         p = self.params
         eng = engine_for(scorer, data)
         first, other = self._starts(data, init)
-        seeds = np.random.SeedSequence(p.seed).spawn(p.restarts)
+        d = data.n_variables
+        seeds = np.random.SeedSequence(p.seed).spawn(p.starts_for(d))
         cfg = {"rho": p.rho, "max_clusters": p.max_clusters, "min_clusters": p.min_clusters,
                "m_distribution": p.m_distribution, "m_decay": p.m_decay, "max_steps": p.max_steps,
-               "cluster_moves": p.cluster_moves}
+               "cluster_moves": p.cluster_moves, "strategy": p.strategy, "stale": p.stale_for(d)}
         jobs = [(i, s, first if i == 0 else other) for i, s in enumerate(seeds)]
         sequential = p.executor == "local" and p.n_jobs == 1
         if sequential:

@@ -2,7 +2,9 @@
 and random cluster DAGs with parity / majority mechanisms for scaling studies.
 
 Every source ships its ground truth as ``truth["graph"]``: the cluster DAG
-(Definition 1) induced by the simulated SCM and the intended clustering.
+(Definition 1) induced by the simulated SCM and the intended clustering;
+``cic_random`` also ships ``truth["identifiable"]``, the finest cluster DAG its data
+can identify (:func:`identifiable_truth`).
 """
 
 from __future__ import annotations
@@ -87,8 +89,44 @@ def random_cluster_dag(
     names = [f"C{c}_{i}" for c in range(n_clusters) for i in range(cluster_size)]
     X = np.column_stack([v for c in range(n_clusters) for v in cols[c]])
     clusters = [[f"C{c}_{i}" for i in range(cluster_size)] for c in range(n_clusters)]
-    return Dataset(X, names=names, discrete=True, truth={"graph": CausalGraph(clusters, edges)},
-                   name="cic_random")
+    truth = {"graph": CausalGraph(clusters, edges),
+             "identifiable": identifiable_truth(clusters, edges, mechanism)}
+    return Dataset(X, names=names, discrete=True, truth=truth, name="cic_random")
+
+
+def identifiable_truth(clusters: list[list[str]], edges: list[tuple[int, int]], mechanism: str) -> CausalGraph:
+    """The finest cluster DAG the data of :func:`random_cluster_dag` can identify.
+
+    Every child cluster C makes one factor over C and its parent clusters. With
+    parity mechanisms the variables of a factor enter it only through their xor, so
+    they are exchangeable: clusters that enter exactly the same factors are merged
+    into one group. With majority mechanisms a parent enters through its majority
+    and the clusters stay apart. In both, a cluster with no parent and no child
+    holds independent uniform variables and becomes singletons. Edges are the true
+    edges between the groups (edges inside a group dropped).
+    """
+    m = len(clusters)
+    touched = {a for e in edges for a in e}
+    if mechanism == "parity":
+        member = {c: frozenset(b for a, b in edges if a == c) | ({c} if any(b == c for _, b in edges) else set())
+                  for c in range(m)}
+    else:
+        member = {c: frozenset({c}) for c in range(m)}
+    group_of: dict[int, int] = {}
+    groups: list[list[str]] = []
+    keys: dict[frozenset, int] = {}
+    for c in range(m):
+        if c not in touched:
+            for v in clusters[c]:
+                groups.append([v])
+            continue
+        g = keys.setdefault(member[c], len(groups))
+        if g == len(groups):
+            groups.append([])
+        groups[g].extend(clusters[c])
+        group_of[c] = g
+    out = sorted({(group_of[a], group_of[b]) for a, b in edges if group_of[a] != group_of[b]})
+    return CausalGraph(groups, out)
 
 
 class CICScenarioParams(Params):
