@@ -17,8 +17,8 @@ def macrocause_register_plugins(register):
 @hookimpl
 def macrocause_register_data_sources(register):
     from .image_sets import CafeDigits, CafeShapes
-    from .images import ImageFolder
+    from .images import ImageFolder, TrafficLights
     from .simulate import CafeDS1, CafeDS2, CafeDS3
 
-    for cls in (CafeDS1, CafeDS2, CafeDS3, ImageFolder, CafeShapes, CafeDigits):
+    for cls in (CafeDS1, CafeDS2, CafeDS3, ImageFolder, TrafficLights, CafeShapes, CafeDigits):
         register(cls)

@@ -54,9 +54,10 @@ def cafe_dbscan_grid(
 
     indptr, indices = neighbourhoods(X, eps, metric)
     codes = np.ascontiguousarray(codes, dtype=np.int64)
+    order = np.arange(codes.shape[0], dtype=np.int64)
     out = []
     for tau in taus:
-        labels, _ = cafe_expand(indptr, indices, codes, int(m), int(min_points), float(tau))
+        labels, _ = cafe_expand(indptr, indices, codes, int(m), int(min_points), float(tau), order)
         if not refined:
             out.append((tau, None, labels))
         for nq in noise_quantiles if refined else ():

@@ -67,7 +67,7 @@ def _claim(buf, k, cluster, codes, labels, hist, queue, tail):
 
 
 @njit(cache=True)
-def cafe_expand(indptr, indices, codes, m, min_points, tau):
+def cafe_expand(indptr, indices, codes, m, min_points, tau, order):
     """Algorithm 1 of CAFE DBSCAN on precomputed epsilon-neighbourhoods.
 
     Parameters
@@ -83,6 +83,8 @@ def cafe_expand(indptr, indices, codes, m, min_points, tau):
     tau : float
         Largest total-variation distance between a region's effect-state
         histogram and the running histogram of the cluster it joins.
+    order : int64 array (n,)
+        The order in which points are tried as cluster starts (Algorithm 1: 0..n-1).
 
     Returns
     -------
@@ -103,7 +105,8 @@ def cafe_expand(indptr, indices, codes, m, min_points, tau):
     region = np.zeros(m, dtype=np.int64)
     hist_rows = []
     cluster = 0
-    for x in range(n):
+    for t0 in range(n):
+        x = order[t0]
         if labels[x] != -1:
             continue
         k = _gather_unclassified(x, indptr, indices, labels, buf)

@@ -13,8 +13,10 @@ class EffectInformation(Evaluator):
     Z is the partition (noise, -1, one more value), Y the data's target (the effect
     state). 1: the macro-variable determines the effect; 0: it tells nothing about it.
     Needs no ground truth. ``metrics`` also hold ``n_clusters``, ``noise_fraction``,
-    ``top5_share`` (share of all points in the five largest clusters) and ``purity``
-    (mean, over clustered points, of their cluster's largest effect-state probability):
+    ``top5_share`` (share of all points in the five largest clusters), ``purity``
+    (mean, over clustered points, of their cluster's largest effect-state probability) and,
+    per effect state s, ``purity_<s>``: the largest P(Y = s | cluster) over the clusters
+    (whether some macro-variable stands for state s, as the lamps of the paper's Fig. 1):
     few, large, state-pure macro-variables have small ``n_clusters``, a large
     ``top5_share`` and a high ``effect_information``.
 
@@ -47,13 +49,16 @@ class EffectInformation(Evaluator):
         lab = result.labels
         ok = lab >= 0
         sizes = np.sort(np.bincount(lab[ok]))[::-1] if ok.any() else np.zeros(0, dtype=int)
-        purity = 0.0
+        purity, per_state = 0.0, np.zeros(m)
         if ok.any():
             counts = np.zeros((int(lab.max()) + 1, m))
             np.add.at(counts, (lab[ok], y[ok]), 1.0)
             purity = float(counts.max(axis=1).sum() / counts.sum())
+            sizes_k = counts.sum(axis=1, keepdims=True)
+            per_state = (counts / np.maximum(sizes_k, 1.0))[sizes_k[:, 0] > 0].max(axis=0)
         value = mi / hy if hy > 0 else 0.0
         return Evaluation(value, {
             "n_clusters": float(np.count_nonzero(sizes)), "noise_fraction": float(np.mean(~ok)),
             "top5_share": float(sizes[:5].sum() / lab.size), "purity": purity,
+            **{f"purity_{s}": float(v) for s, v in zip(data.target_states, per_state)},
         })

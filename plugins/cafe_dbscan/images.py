@@ -64,46 +64,125 @@ class ImageFolder(DataSource):
         return Example({"path": str(folder), "width": 8, "height": 16}, Dataset(np.zeros((1, 1))))
 
     def _load(self) -> Dataset:
-        from PIL import Image
-
         p = self.params
         root = Path(p.path)
         if not root.is_dir():
             raise DataValidationError(f"image_folder: {root} is not a folder.")
-        states = sorted(d.name for d in root.iterdir() if d.is_dir() and not d.name.startswith("."))
-        if len(states) < 2:
-            raise DataValidationError(
-                f"image_folder: {root} needs one subfolder per effect state (at least 2), found {states}."
-            )
-        rows, cols = np.mgrid[0 : p.height, 0 : p.width]
-        pos = np.column_stack([cols.ravel(), rows.ravel()]).astype(np.float64)
-        rng = np.random.default_rng(p.seed)
-        draw_rng = np.random.default_rng([p.seed, 1])
-        X, y, img = [], [], []
-        for state in states:
-            files = sorted(f for f in (root / state).iterdir() if f.suffix.lower() in IMAGE_SUFFIXES)
-            if not files:
-                raise DataValidationError(f"image_folder: no images in {root / state}.")
-            if p.max_per_state is not None and len(files) > p.max_per_state:
-                if p.draw == "random":
-                    files = [files[i] for i in np.sort(draw_rng.choice(len(files), p.max_per_state, replace=False))]
-                else:
-                    files = files[: p.max_per_state]
-            for f in files:
-                with Image.open(f) as im:
-                    rgb = np.asarray(im.convert("RGB").resize((p.width, p.height)), dtype=np.float64)
-                rgb = rgb.reshape(-1, 3)
-                if p.noise_ratio > 0:
-                    rgb = np.clip(rgb + p.noise_ratio * rng.uniform(-255, 255, rgb.shape), 0, 255)
-                X.append(np.column_stack([pos, rgb]))
-                y.extend([state] * rgb.shape[0])
-                img.append(np.full(rgb.shape[0], len(img)))
-        from framework import Partition
+        return image_points(root, p.max_per_state, p.draw, p.width, p.height, p.noise_ratio, p.seed, "image_folder")
 
-        return Dataset(
-            np.concatenate(X), names=COLUMNS, target=np.array(y), discrete=False,
-            truth={"image": Partition(np.concatenate(img))}, name=root.name,
-        )
+
+TRAFFIC_LIGHT_FOLDER = Path("shared") / "data" / "traffic_light"
+
+
+class TrafficLightsParams(Params):
+    path: str | None = Field(
+        None, description="Folder of the images, one subfolder per state (None: ../shared/data/traffic_light/training, "
+        "looked up from the working directory, then from the repository).")
+    per_class: int = Field(33, ge=1, description="Images drawn per state (the paper: 33).")
+    width: int = Field(32, ge=1, description="Images are resized to width x height pixels (the paper: 32 x 64).")
+    height: int = Field(64, ge=1, description="Images are resized to width x height pixels (the paper: 32 x 64).")
+    noise_ratio: float = Field(
+        0.0, ge=0, le=1, description="Add ratio * U[-255, 255] to each channel of each pixel (clipped), as in Sec. VII."
+    )
+    seed: int = Field(0, description="Seed of the draw of images and of the pixel noise.")
+
+
+class TrafficLights(DataSource):
+    """The paper's traffic-light images (Sec. VII) as micro-level pixels: one point per pixel, the lamp state as effect.
+
+    Reads the training split of the *Traffic Light Classifier Project* (endymioncheung/
+    iSDC-P5-traffic-light-classifier, the paper's footnote 3; 429 green, 35 yellow, 723 red JPEGs,
+    CC BY-SA 4.0, see the README beside them) from ``../shared/data/traffic_light/training``
+    (relative to the working directory, then to the repository's folder) or ``path``. Draws
+    ``per_class`` images per state with ``seed`` (which 33 the paper used is not stated), resizes
+    each to ``width`` x ``height`` and makes every pixel a point ``(col, row, red, green, blue)``
+    whose effect state is the image's state: 33 x 3 images of 32 x 64 pixels give the paper's
+    202,752 points. ``truth["image"]``: the image index of each point (bookkeeping). Nothing is
+    downloaded.
+
+    References
+    ----------
+    Weber, Miklautz, Kumar, Grosse-Wentrup, Plant. CAFE DBSCAN. ICDM 2023, Sec. VII and Fig. 1.
+    """
+
+    name = "traffic_lights"
+    Params = TrafficLightsParams
+    paper = "Weber et al., ICDM 2023 (CAFE DBSCAN), Sec. VII; images: endymioncheung/iSDC-P5-traffic-light-classifier"
+
+    @classmethod
+    def example(cls) -> Example:
+        folder = Path(tempfile.mkdtemp(prefix="macrocause_lights_"))
+        atexit.register(shutil.rmtree, folder, ignore_errors=True)
+        write_example_images(folder, n_per_state=2, width=8, height=16)
+        return Example({"path": str(folder), "per_class": 2, "width": 8, "height": 16}, Dataset(np.zeros((1, 1))))
+
+    def _load(self) -> Dataset:
+        p = self.params
+        root = traffic_light_folder(p.path)
+        return image_points(root, p.per_class, "random", p.width, p.height, p.noise_ratio, p.seed, "traffic_lights",
+                            name="traffic_lights")
+
+
+def traffic_light_folder(path: str | None) -> Path:
+    """The folder ``path`` names, or the shared images' training split: ``../shared/data/traffic_light``
+    from the working directory, then beside the repository; an error names every folder looked in."""
+    if path is not None:
+        root = Path(path).expanduser()
+        if not root.is_dir():
+            raise DataValidationError(f"traffic_lights: path={path!r} is not a folder (give the folder with one "
+                                      "subfolder of images per state).")
+        return root
+    repo = Path(__file__).resolve().parents[2]
+    looked = []
+    for base in (Path.cwd().parent, repo.parent):
+        folder = base / TRAFFIC_LIGHT_FOLDER
+        looked.append(str(folder))
+        if folder.is_dir():
+            return folder / "training" if (folder / "training").is_dir() else folder
+    raise DataValidationError(
+        f"traffic_lights: the images are not in {' nor in '.join(looked)}; give path= the folder with one "
+        "subfolder of images per state (green, red, yellow).")
+
+
+def image_points(root: Path, per_state: int | None, draw: str, width: int, height: int, noise_ratio: float,
+                 seed: int, source: str, name: str | None = None) -> Dataset:
+    """One point ``(col, row, red, green, blue)`` per pixel of the images in ``root``'s subfolders (one
+    per effect state), each resized to ``width`` x ``height``; ``per_state`` images per state drawn with
+    ``seed`` (``draw="random"``, kept in name order) or the first by name; pixel noise as in Sec. VII."""
+    from PIL import Image
+
+    from framework import Partition
+
+    states = sorted(d.name for d in root.iterdir() if d.is_dir() and not d.name.startswith("."))
+    if len(states) < 2:
+        raise DataValidationError(f"{source}: {root} needs one subfolder per effect state (at least 2), found {states}.")
+    rows, cols = np.mgrid[0:height, 0:width]
+    pos = np.column_stack([cols.ravel(), rows.ravel()]).astype(np.float64)
+    rng = np.random.default_rng(seed)
+    draw_rng = np.random.default_rng([seed, 1])
+    X, y, img = [], [], []
+    for state in states:
+        files = sorted(f for f in (root / state).iterdir() if f.suffix.lower() in IMAGE_SUFFIXES)
+        if not files:
+            raise DataValidationError(f"{source}: no images in {root / state}.")
+        if per_state is not None and len(files) > per_state:
+            if draw == "random":
+                files = [files[i] for i in np.sort(draw_rng.choice(len(files), per_state, replace=False))]
+            else:
+                files = files[:per_state]
+        for f in files:
+            with Image.open(f) as im:
+                rgb = np.asarray(im.convert("RGB").resize((width, height)), dtype=np.float64)
+            rgb = rgb.reshape(-1, 3)
+            if noise_ratio > 0:
+                rgb = np.clip(rgb + noise_ratio * rng.uniform(-255, 255, rgb.shape), 0, 255)
+            X.append(np.column_stack([pos, rgb]))
+            y.extend([state] * rgb.shape[0])
+            img.append(np.full(rgb.shape[0], len(img)))
+    return Dataset(
+        np.concatenate(X), names=COLUMNS, target=np.array(y), discrete=False,
+        truth={"image": Partition(np.concatenate(img))}, name=name or root.name,
+    )
 
 
 def write_example_images(folder: Path | str, n_per_state: int = 3, width: int = 16, height: int = 32, seed: int = 0) -> Path:

@@ -40,7 +40,12 @@ class CafeDBSCANParams(Params):
         "auto", description="How missing eps, min_points, tau are chosen: 'auto' (all three missing: the "
         "automatic search; some missing: Section V) or 'heuristic' (Section V for every missing one)."
     )
-    seed: int = Field(0, description="Seed of the subsample the automatic search runs on above 20,000 points.")
+    regime: Literal["auto", "grouped", "independent"] = Field(
+        "auto", description="Automatic mode only: 'grouped' (points come in groups that share their effect state, "
+        "e.g. the pixels of one image: Algorithm 1 with the grouped rule), 'independent' (the candidate search), "
+        "'auto' (measured: grouped when the neighbour dispersion is 1.5 or more).")
+    seed: int = Field(0, description="Seed of the probe points the automatic mode measures at and of the "
+                      "subsample its search runs on above 20,000 points.")
 
 
 class CafeDBSCAN(Partitioner):
@@ -68,12 +73,16 @@ class CafeDBSCAN(Partitioner):
     metric : {"euclidean", "manhattan", "chebyshev"}
         Distance of the micro-level points.
     refine : bool or None
-        Apply the refinement below to Algorithm 1's labels. None (default): on in
-        automatic mode, off otherwise (Algorithm 1 as printed).
+        Apply the refinement below to Algorithm 1's labels. None (default): on in the
+        automatic mode's candidate search, off otherwise (Algorithm 1 as printed; the grouped
+        rule never refines).
     mode : {"auto", "heuristic"}
         "heuristic": the paper's Section V for all three parameters (those not given).
+    regime : {"auto", "grouped", "independent"}
+        Automatic mode only: which rule runs; "auto" measures it (Notes).
     seed : int
-        Seed of the subsample of the automatic search on large data (Notes).
+        Seed of the probe points of the automatic mode's measures and of the subsample of its
+        search on large data (Notes).
 
     Notes
     -----
@@ -84,18 +93,31 @@ class CafeDBSCAN(Partitioner):
     None = off or not refined) and, in automatic mode, ``auto`` (the candidate table: eps,
     quantile, min_points, tau, noise_quantile, k, bic_gain and, for the kept ones, disco).
 
+    Automatic mode (ours) first measures at 2,000 probe points (``seed``) whether neighbouring
+    points share their effect states beyond what the local distribution explains
+    (:func:`plugins.cafe_dbscan.grouped.neighbour_dispersion`, ``info["dispersion"]``: about 1 when
+    the states are drawn independently given X as in DS1-DS3, 2 or more on image pixels, where
+    all pixels of one image share its state). At 1.5 or more (``info["regime"] = "grouped"``)
+    Algorithm 1 runs once with the grouped rule
+    (:func:`plugins.cafe_dbscan.grouped.cafe_dbscan_grouped`): Section V's ``min_points`` and
+    ``eps``, ``tau`` twice the measured ``region_noise`` (the total-variation distance between the
+    histograms of two adjacent regions of ``min_points / 2`` points), the densest points start
+    clusters first, and clusters whose effect-state distributions are within ``tau`` are grouped
+    into one macro-variable (Definition 2 groups by P(Y|X) alone); no refinement. Otherwise
+    (``"independent"``) the candidate search below runs.
+
     Refinement (ours, :func:`plugins.cafe_dbscan._core.refine`): sparse points become
     noise, dense points move to the most likely neighbouring cluster, small clusters are
-    dissolved and touching clusters a G-test cannot tell apart are merged. Automatic mode
+    dissolved and touching clusters a G-test cannot tell apart are merged. Candidate search
     (ours): ``min_points`` in {20, 30, 50, 80}, ``eps`` at the 0.2, 0.35 and 0.5 quantiles
     of the ``min_points``-distance, ``tau`` in {0.2, ..., 0.5}, each refined with and without the
     background-noise rule; candidates within 3% of the best BIC gain of P(Y | cluster) (noise points
     count as unexplained, :func:`bic_gain`) are kept and DISCO picks among them. Above 20,000 points
-the search runs on a seeded random subsample of 20,000 and the chosen ``min_points``, ``tau``
-and eps quantile are applied to all points (eps re-read from all points' distances); that
-labelling competes with Section V's parameters on all points (Algorithm 1 as printed) by
-:func:`bic_gain`, the larger wins (``info["final"]``), so it costs two runs on all data plus a
-fixed amount. The method page
+    the search runs on a seeded random subsample of 20,000 and the chosen ``min_points``, ``tau``
+    and eps quantile are applied to all points (eps re-read from all points' distances); that
+    labelling competes with Section V's parameters on all points (Algorithm 1 as printed) by
+    :func:`bic_gain`, the larger wins (``info["final"]``), so it costs two runs on all data plus a
+    fixed amount. The method page
     (docs/plugins/cafe_dbscan.md) gives the reasons and the measurements.
 
     References
@@ -143,10 +165,8 @@ fixed amount. The method page
         nq = None
         auto = p.mode == "auto" and p.eps is None and p.min_points is None and p.tau is None
         do_refine = auto if p.refine is None else p.refine
-        if auto and data.n_samples > AUTO_SUBSAMPLE:
-            eps, mu, tau, nq, labels, extra = self._auto_large(data, do_refine)
-        elif auto:
-            eps, mu, tau, nq, labels, extra = self._auto(data, do_refine)
+        if auto:
+            eps, mu, tau, nq, labels, extra = self._auto_regime(data, do_refine)
         else:
             eps, mu, tau = self._fill_heuristic(data)
             nq = NOISE_QUANTILE if do_refine else None
@@ -164,6 +184,27 @@ fixed amount. The method page
         eps = p.eps if p.eps is not None else heuristic_eps(data.X, mu, p.metric)
         tau = p.tau if p.tau is not None else heuristic_tau(len(data.target_states), mu)
         return float(eps), int(mu), float(tau)
+
+    def _auto_regime(self, data: Dataset, do_refine: bool) -> tuple[float, int, float, float | None, np.ndarray, dict]:
+        """Measure whether neighbouring points share their effect states (``info["dispersion"]``); grouped
+        data get Algorithm 1 with the grouped rule, the others the candidate search."""
+        from .grouped import GROUPED_DISPERSION, cafe_dbscan_grouped, measure
+
+        p = self.params
+        m, codes = len(data.target_states), data.target_codes
+        meas = measure(data.X, codes, m, p.metric, p.seed) if p.regime != "independent" else None
+        if p.regime == "grouped" and meas is None:
+            raise ConfigError(f"cafe_dbscan: regime='grouped' needs more points than {data.n_samples} to measure "
+                              "the region noise; use regime='auto' or 'independent'.")
+        if p.regime == "grouped" or (meas is not None and meas["dispersion"] >= GROUPED_DISPERSION):
+            eps, tau, labels = cafe_dbscan_grouped(data.X, codes, m, meas["min_points"], meas["region_noise"], p.metric)
+            return eps, meas["min_points"], tau, None, labels, {"regime": "grouped", "refined": False, **meas}
+        if data.n_samples > AUTO_SUBSAMPLE:
+            out = self._auto_large(data, do_refine)
+        else:
+            out = self._auto(data, do_refine)
+        out[-1].update({"regime": "independent", "dispersion": None if meas is None else meas["dispersion"]})
+        return out
 
     def _auto_large(self, data: Dataset, do_refine: bool) -> tuple[float, int, float, float | None, np.ndarray, dict]:
         """The automatic search on a seeded subsample, its choice applied to all points; it then

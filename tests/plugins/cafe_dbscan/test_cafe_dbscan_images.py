@@ -145,7 +145,12 @@ def test_effect_information():
     assert exact.value == pytest.approx(1 - (2 / 6))
     assert exact.metrics["n_clusters"] == 2 and exact.metrics["noise_fraction"] == pytest.approx(1 / 3)
     assert exact.metrics["purity"] == 1.0 and exact.metrics["top5_share"] == pytest.approx(4 / 6)
-    assert ev.evaluate(ds, Partition(np.zeros(6, dtype=int))).value == pytest.approx(0.0)
+    assert exact.metrics["purity_0"] == 1.0 and exact.metrics["purity_1"] == 1.0
+    whole = ev.evaluate(ds, Partition(np.zeros(6, dtype=int)))
+    assert whole.value == pytest.approx(0.0) and whole.metrics["purity_0"] == pytest.approx(0.5)
+    # per state, the largest P(Y = s | cluster): cluster {0, 0, 1} gives state 0 2/3, cluster {1, 0, 1} state 1 2/3
+    mixed = ev.evaluate(ds, Partition(np.array([0, 0, 0, 1, 1, 1])))
+    assert mixed.metrics["purity_0"] == pytest.approx(2 / 3) and mixed.metrics["purity_1"] == pytest.approx(2 / 3)
 
 
 def test_neighbourhoods_refuse_past_the_memory_budget(monkeypatch):
