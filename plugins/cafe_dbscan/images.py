@@ -13,6 +13,7 @@ from pydantic import Field
 
 from framework import Dataset, DataSource, Params
 from framework.errors import DataValidationError
+from framework.paths import find_data_path
 from framework.roles import Example
 
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".gif", ".ppm", ".tif", ".tiff")
@@ -67,9 +68,7 @@ class ImageFolder(DataSource):
         from PIL import Image
 
         p = self.params
-        root = Path(p.path)
-        if not root.is_dir():
-            raise DataValidationError(f"image_folder: {root} is not a folder.")
+        root = find_data_path(p.path, "image_folder", folder=True)  # the rule of framework.paths
         states = sorted(d.name for d in root.iterdir() if d.is_dir() and not d.name.startswith("."))
         if len(states) < 2:
             raise DataValidationError(
