@@ -152,6 +152,14 @@ def run(pipeline: Path, data: str | None, store_path: str, no_store: bool, seed:
       macrocause run examples/quickstart.yaml
       macrocause run examples/pc_vs_hill_climb.yaml --data discrete_bn:n_variables=6 --seed 2 --no-store
     """
+    from .errors import speaking
+
+    with speaking("yaml"):
+        _run(pipeline, data, store_path, no_store, seed, sets)
+
+
+def _run(pipeline: Path, data: str | None, store_path: str, no_store: bool, seed: int | None,
+         sets: tuple[str, ...]) -> None:
     from .compare import Task, run_task
     from .pipeline import NO_DATA, Pipeline, data_option
     from .pipeline.yaml_io import parse_sets
@@ -171,7 +179,9 @@ def run(pipeline: Path, data: str | None, store_path: str, no_store: bool, seed:
     task = Task(pipe)
     click.echo(f"Running {pipe.name} on {pipe.data.label()} (seed {pipe.seed}) ...", err=True)
     outcome = run_task(task)
-    _print_outcome(outcome)
+    before_steps = [r for r in outcome.records if r["step"] == "<run>"]
+    if not before_steps:  # a run that failed before its first step (reading its data) has no steps to show
+        _print_outcome(outcome)
     if not no_store:
         with ResultStore(store_path) as store:
             store.write_run(outcome.key, outcome.records, pipeline=outcome.pipeline, seed=outcome.seed,
@@ -180,7 +190,16 @@ def run(pipeline: Path, data: str | None, store_path: str, no_store: bool, seed:
         click.echo(f"Stored in {store_path}.", err=True)
     if outcome.status != "done":
         bad = next(r for r in outcome.records if r["status"] != "done")
-        raise MacrocauseError(f"step {bad['step']!r} {bad['status']}: {bad['error']}")
+        if bad["step"] == "<run>":
+            raise MacrocauseError(_without_type(bad["error"]))
+        raise MacrocauseError(f"step {bad['step']!r} {bad['status']}: {_without_type(bad['error'])}")
+
+
+def _without_type(error: str) -> str:
+    """A stored error without the ``DataValidationError: `` its record starts with (one of ours)."""
+    import re
+
+    return re.sub(r"^(?:\w+Error|MacrocauseError): ", "", error or "", count=1)
 
 
 def _print_outcome(outcome) -> None:
@@ -210,10 +229,14 @@ def compare(grid: Path, store_path: str, executor: str, address: str | None, n_j
     """
     from .compare import Grid
     from .compare import compare as run_grid
+    from .errors import speaking
+    from .pipeline.yaml_io import check_kind, load_yaml, read_yaml_source
     from .store import ResultStore
 
-    spec, base = Grid.from_yaml(grid)
-    with ResultStore(store_path) as store:
+    with speaking("yaml"):
+        check_kind(load_yaml(*read_yaml_source(grid, "Grid")[::2]), str(grid), "grid")
+        spec, base = Grid.from_yaml(grid)
+    with speaking("yaml"), ResultStore(store_path) as store:
         counts = run_grid(spec, store, base=base, executor=executor, n_jobs=n_jobs, address=address,
                           retry_failed=retry_failed, rerun_stale=rerun_stale)
     click.echo(

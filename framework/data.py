@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from . import readers, richrepr
-from .errors import DataValidationError
+from .errors import DataValidationError, say
 
 __all__ = ["Dataset", "as_dataset"]
 
@@ -212,10 +212,10 @@ class Dataset:
             )
         if need_target:
             if self.target is None:
-                raise DataValidationError(
-                    f"{who} needs a target of effect states: build the Dataset with target=... "
-                    "(or a CSV column via Dataset.from_csv(path, target='column'))."
-                )
+                raise DataValidationError(f"{who} needs a target of effect states: " + say(
+                    "name the column that holds them, data: {csv: FILE, target: COLUMN}.",
+                    "build the Dataset with target=... (or a CSV column via Dataset.from_csv(path, "
+                    "target='column'))."))
             if len(self._states) < min_states:
                 raise DataValidationError(
                     f"{who} needs at least {min_states} distinct effect states in the target, "

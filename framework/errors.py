@@ -7,6 +7,10 @@ so the CLI can print it as one line. Errors about bad values also derive from
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+
 
 class MacrocauseError(Exception):
     """Root of every error raised on purpose by macrocause."""
@@ -46,3 +50,31 @@ class PipelineError(MacrocauseError, ValueError):
 
 class MemoryBudgetError(MacrocauseError, MemoryError):
     """A method would need more memory than the budget allows (see :mod:`framework.memory`)."""
+
+
+# -- the language of an error --------------------------------------------------------------
+# A YAML run (``macrocause run`` / ``compare``) and a Python session name the same fix in
+# different words: ``data: {csv: FILE, labels: COLUMN}`` against ``csv(path, labels=...)``.
+_FORM: ContextVar[str] = ContextVar("macrocause_error_form", default="python")
+
+
+def error_form() -> str:
+    """``"yaml"`` inside a YAML run (see :func:`speaking`), else ``"python"``."""
+    return _FORM.get()
+
+
+@contextmanager
+def speaking(form: str) -> Iterator[None]:
+    """Errors raised inside give their advice in *form* (``"yaml"`` or ``"python"``)."""
+    if form not in ("yaml", "python"):
+        raise ValueError(f"error form must be 'yaml' or 'python', not {form!r}")
+    token = _FORM.set(form)
+    try:
+        yield
+    finally:
+        _FORM.reset(token)
+
+
+def say(yaml: str, python: str) -> str:
+    """The advice *yaml* in a YAML run, *python* otherwise."""
+    return yaml if _FORM.get() == "yaml" else python

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from .errors import DataValidationError
+from .errors import DataValidationError, say
 
 
 def as_matrix(X: Any) -> np.ndarray:
@@ -178,9 +178,14 @@ def _bad_value(path: Path, names: Sequence[str], values: Sequence[str], row: int
             float(v)
         except ValueError:
             what = "has an empty value" if not v.strip() else "is non-numeric (it holds text)"
+            fix = "fill it in" if not v.strip() else "encode it as numbers"
+            leave = say(f"leave it out with data: {{source: csv, params: {{path: {path.name}, columns: [...]}}}}, "
+                        f"or name it as the classes with labels: {name} (or target: {name})",
+                        f"leave it out with registry.load_data('csv', path=..., columns=[...]), or name it as the classes with "
+                        f"labels={name!r} (or target={name!r})")
             raise DataValidationError(
                 f"CSV file {path.name}: column {name!r} {what} at data row {row + 1}; variables must be "
-                "numbers: encode it as numbers, leave it out with columns=[...], or make it the target."
+                f"numbers: {fix}, {leave}."
             ) from None
 
 

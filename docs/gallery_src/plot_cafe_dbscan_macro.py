@@ -21,11 +21,11 @@ part = registry.create("cafe_dbscan", eps=0.27, min_points=50, tau=0.4).partitio
 truth = ds.truth["labels"]
 for metric in ("nmi", "ari"):
     print(metric, round(registry.create(metric).evaluate(ds, part, truth).value, 3))
-plot(part, ds, title="CAFE DBSCAN clusters (noise in grey)")
+fig = plot(part, ds, title="CAFE DBSCAN clusters (noise in grey)")
 
 # %%
 # The clusters become the macro-variable `Z`; PC searches a graph over `x`, `y` and `Z`.
 macro = ds.with_partition(part, "Z")
 graph = registry.create("pc", alpha=0.01).search(macro)
 print(graph)
-plot(graph, title="PC with the macro-variable Z")
+fig = plot(graph, title="PC with the macro-variable Z")

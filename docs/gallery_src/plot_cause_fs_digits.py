@@ -17,7 +17,7 @@ print(ds)
 # %%
 fs = registry.create("cause_fs", n_select=20, n_clusters=10, max_iter=10).partition(ds)
 print(fs)
-plot(fs, ds, title="CAUSE-FS: 20 selected pixels")
+fig = plot(fs, ds, title="CAUSE-FS: 20 selected pixels")
 
 # %%
 # k-means on the 20 selected pixels alone, rated against the digit labels.

@@ -9,6 +9,7 @@ methods see almost nothing; CIC searches clusters of variables and a DAG over th
 """
 
 # %%
+# mkdocs_gallery_thumbnail_number = 2
 from framework import registry
 from framework.plotting import plot, plot_graphs
 
@@ -34,8 +35,8 @@ for name, graph in graphs.items():
 # CIC finds the clusters `{X1, X2, X3}` and `{X4, X5, X6}`, both pointing into
 # `{X7, X8}`, while PC and Hill-Climb return a single undirected edge `X7 - X8` and no
 # clusters. The three graphs side by side, CIC's clusters as boxes of variables:
-plot_graphs(graphs)
+fig = plot_graphs(graphs)
 
 # %%
 # CIC's cluster graph beside its expansion over the variables.
-plot(graphs["CIC"], title="CIC cluster graph")
+fig = plot(graphs["CIC"], title="CIC cluster graph")

@@ -9,6 +9,7 @@ kernel tests take seconds).
 """
 
 # %%
+# mkdocs_gallery_thumbnail_number = 2
 import numpy as np
 
 from framework import registry
@@ -26,7 +27,7 @@ print(ds)
 pc = registry.create("pc", alpha=0.05, indep_test="kci")
 observed = pc.search(ds)
 print(sorted("-".join(sorted(e)) for e in observed.undirected_names()), observed.edge_names())
-plot(observed, title="PC on the observed features")
+fig = plot(observed, title="PC on the observed features")
 
 # %%
 # CLIC's classes (the number chosen from the kernel rank), rated against the diagnosis.
@@ -39,4 +40,4 @@ print("NMI against the diagnosis:", round(registry.create("nmi").evaluate(ds, cl
 # dependences (texture is linked to `Z` only); compactness - perimeter stays.
 with_z = pc.search(ds.with_partition(classes, "Z"))
 print(sorted("-".join(sorted(e)) for e in with_z.undirected_names()), with_z.edge_names())
-plot(with_z, title="PC with CLIC's class Z")
+fig = plot(with_z, title="PC with CLIC's class Z")

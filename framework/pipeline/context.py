@@ -97,7 +97,7 @@ class RunContext:
         rec = StepRecord(step.key, step.kind, plugin.name, plugin.get_params(), **extra)
         cpu0 = time.process_time()
         try:
-            with startup_clock() as clock, measure() as m:
+            with startup_clock(f"step {step.key!r} ({plugin.name})") as clock, measure() as m:
                 out = fn()
         except Exception as exc:
             rec.status, rec.error = "failed", f"{type(exc).__name__}: {exc}"

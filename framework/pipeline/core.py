@@ -10,12 +10,14 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from .. import registry
+from ..csv_data import load_csv
 from ..data import Dataset
 from ..errors import PipelineError
+from ..paths import yaml_folder
 from ..roles import Role
 from .run import PipelineResult, RunContext, run_steps
 from .spec import CheckContext, DataSpec, Produced, Step, create_plugin, parse_step
-from .yaml_io import format_validation_error, load_yaml, parse_sets, read_yaml_source
+from .yaml_io import check_kind, format_validation_error, load_yaml, parse_sets, read_yaml_source
 
 __all__ = ["Pipeline", "load_dataset", "parse_data", "data_option", "NO_DATA"]
 
@@ -66,14 +68,18 @@ def data_option(text: str) -> DataSpec:
 
 
 def load_dataset(spec: DataSpec | Mapping[str, Any], base: Path | None = None) -> Dataset:
-    """Load the dataset a :class:`DataSpec` describes (CSV paths relative to *base*)."""
+    """Load the dataset a :class:`DataSpec` describes.
+
+    A relative file path is looked for in *base* (the YAML file's folder), then in the working
+    directory, then in ``MACROCAUSE_DATA`` (:mod:`framework.paths`); ``{csv: FILE, ...}`` reads as the
+    ``csv`` source does (:func:`framework.csv_data.load_csv`).
+    """
     spec = parse_data(spec)
-    if spec.csv is not None:
-        path = Path(spec.csv)
-        if not path.is_absolute() and base is not None:
-            path = base / path
-        return Dataset.from_csv(path, target=spec.target)
-    return registry.load_data(spec.source, **spec.params)
+    with yaml_folder(base):
+        if spec.csv is not None:
+            shown = {"target": spec.target, "labels": spec.labels, "noise": spec.noise}
+            return load_csv(spec.csv, **{k: v for k, v in shown.items() if v is not None})
+        return registry.load_data(spec.source, **spec.params)
 
 
 def read_pipeline(source: str | Path) -> tuple[Any, Path | None]:
@@ -81,6 +87,7 @@ def read_pipeline(source: str | Path) -> tuple[Any, Path | None]:
     file when it names itself nothing, and the folder its relative paths refer to."""
     text, base, name = read_yaml_source(source)
     d = load_yaml(text, name)
+    check_kind(d, name, "pipeline")
     if isinstance(d, dict) and "name" not in d and base is not None:
         d = {**d, "name": Path(str(source)).stem}
     return d, base

@@ -41,6 +41,8 @@ class DataSpec(_Model):
     params: dict[str, Any] = Field(default_factory=dict, description="Parameters of the source.")
     csv: str | None = Field(None, description="Path of a CSV file with a header row.")
     target: str | None = Field(None, description="CSV column holding effect states.")
+    labels: str | None = Field(None, description="CSV column holding the true classes (truth['labels']).")
+    noise: str | float | None = Field(None, description="Value of the labels column that marks noise.")
     name: str | None = Field(None, description="Label of the data in reports.")
 
     @model_validator(mode="after")
@@ -49,6 +51,9 @@ class DataSpec(_Model):
             raise ValueError("give exactly one of 'source' (a data source name) or 'csv' (a path)")
         if self.csv is not None and self.params:
             raise ValueError("'params' belong to a data source, not to a CSV file")
+        if self.csv is None and (self.target or self.labels or self.noise is not None):
+            raise ValueError("'target', 'labels' and 'noise' go with 'csv: FILE'; for a data source put them "
+                             "in its params")
         return self
 
     def label(self) -> str:

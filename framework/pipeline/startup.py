@@ -9,7 +9,12 @@ How it is measured: while a step runs, two clocks feed one thread-local counter.
   compiler lock is held: compiling a kernel, or loading it from numba's cache.
 
 Nested spans (an import during a compilation, a kernel compiled while a module is
-imported) are counted once. Nothing runs twice: the step's own time is its wall time
+imported) are counted once.
+
+A step that compiles numba kernels (numba's ``numba:compile`` event: a kernel not in numba's
+cache) says so on stderr before the first one compiles and again when the step ends, with the
+seconds spent, unless progress output is off (:func:`framework.progress.is_quiet`): a one-off
+wait of seconds on a fresh cache is then explained, not silent. Nothing runs twice: the step's own time is its wall time
 minus this start-up time. Start-up in worker processes a plugin starts is not seen.
 """
 
@@ -76,8 +81,38 @@ def _listen_to_numba() -> None:
             if getattr(_local, "measuring", False) and getattr(_local, "depth", 0) > 0:
                 _leave()
 
+    class _NoticeListener(event.Listener):
+        def on_start(self, ev):
+            notice = getattr(_local, "notice", None)
+            if notice is None:
+                return
+            depth = notice.get("depth", 0)
+            notice["depth"] = depth + 1
+            if depth == 0:
+                notice["t0"] = time.perf_counter()
+                if not notice.get("said"):
+                    notice["said"] = True
+                    _say(f"{notice['label']}: compiling numba kernels, once (numba caches them for later "
+                         "runs) ...")
+
+        def on_end(self, ev):
+            notice = getattr(_local, "notice", None)
+            if notice is None or notice.get("depth", 0) == 0:
+                return
+            notice["depth"] -= 1
+            if notice["depth"] == 0:
+                notice["seconds"] = notice.get("seconds", 0.0) + time.perf_counter() - notice["t0"]
+
     _numba_listener = _CompileListener()
     event.register("numba:compiler_lock", _numba_listener)
+    event.register("numba:compile", _NoticeListener())
+
+
+def _say(text: str) -> None:
+    from ..progress import is_quiet
+
+    if not is_quiet():
+        print(text, file=sys.stderr, flush=True)
 
 
 @dataclass
@@ -89,8 +124,9 @@ class StartupClock:
 
 
 @contextmanager
-def startup_clock() -> Iterator[StartupClock]:
-    """Count the start-up time (new imports, numba compilation) of the block on this thread."""
+def startup_clock(label: str | None = None) -> Iterator[StartupClock]:
+    """Count the start-up time (new imports, numba compilation) of the block on this thread;
+    with *label* (e.g. ``"step 'pc' (pc)"``), say on stderr when the block compiles numba kernels."""
     global _active
     with _lock:
         if _active == 0:
@@ -99,12 +135,19 @@ def startup_clock() -> Iterator[StartupClock]:
     if _numba_listener is None and "numba.core.event" in sys.modules:
         _listen_to_numba()
     clock = StartupClock(getattr(_local, "total", 0.0))
-    was = getattr(_local, "measuring", False)
+    was, notice_was = getattr(_local, "measuring", False), getattr(_local, "notice", None)
     _local.measuring = True
+    if label is not None:
+        _local.notice = {"label": label}
     try:
         yield clock
     finally:
         _local.measuring = was
+        if label is not None:
+            if _local.notice.get("said"):
+                _say(f"{label}: numba kernels compiled in {_local.notice.get('seconds', 0.0):.1f} s, "
+                     "cached for later runs.")
+            _local.notice = notice_was
         clock.seconds = getattr(_local, "total", 0.0) - clock.start
         with _lock:
             _active -= 1

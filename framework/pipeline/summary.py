@@ -76,7 +76,7 @@ def format_records(records: Sequence[Mapping[str, Any]]) -> str:
     lines.append(f"  {'':<{w_step}}  {'':<{w_plugin}}  {'wall_s':>8}  {'startup_s':>9}")
     for r in records:
         label = r["plugin"] or r["kind"]
-        status = "" if r["status"] == "done" else f"  [{r['status']}: {r['error']}]"
+        status = "" if r["status"] == "done" else f"  [{r['status']}]"  # the message is printed once, below
         lines.append(f"  {r['step']:<{w_step}}  {label:<{w_plugin}}  {r['wall_s']:8.3f}  {r['startup_s']:9.3f}"
                      + status)
     described = [r for r in records if r.get("output")]

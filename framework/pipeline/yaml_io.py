@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from ..errors import PipelineError
+from ..errors import PipelineError, say
 
 __all__ = ["read_yaml_source", "load_yaml", "format_validation_error", "unknown_key_message", "parse_sets",
            "MAX_YAML_BYTES", "MAX_ALIAS_VALUES", "MAX_DEPTH"]
@@ -226,3 +226,19 @@ def format_validation_error(exc: ValidationError, where: str, model: type[BaseMo
             msg = f"unknown key {loc[-1]!r}"
     at = ": ".join(parts) if parts else where
     return f"Invalid {where}: {at}: {msg.rstrip('.')}."
+
+
+def check_kind(d: Any, name: str, expected: str) -> None:
+    """Refuse a grid read as a pipeline (*expected* ``"pipeline"``) or a pipeline read as a grid
+    (``"grid"``), naming what the file is and the command (or call) that runs it."""
+    if not isinstance(d, dict):
+        return
+    is_grid = "pipelines" in d and "steps" not in d
+    is_pipeline = "steps" in d and "pipelines" not in d
+    if expected == "pipeline" and is_grid:
+        raise PipelineError(f"{name} is a grid (it has pipelines:), not a pipeline: " + say(
+            f"run it with `macrocause compare {name}`.", f"load it with Grid.from_yaml({name!r})."))
+    if expected == "grid" and is_pipeline:
+        raise PipelineError(f"{name} is a pipeline (it has steps:), not a grid: " + say(
+            f"run it with `macrocause run {name}`, or name it under pipelines: in a grid file.",
+            f"load it with Pipeline.from_yaml({name!r})."))

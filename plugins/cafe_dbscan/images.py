@@ -13,6 +13,7 @@ from pydantic import Field
 
 from framework import Dataset, DataSource, Params
 from framework.errors import DataValidationError
+from framework.paths import find_data_path
 from framework.roles import Example
 
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".gif", ".ppm", ".tif", ".tiff")
@@ -65,9 +66,7 @@ class ImageFolder(DataSource):
 
     def _load(self) -> Dataset:
         p = self.params
-        root = Path(p.path)
-        if not root.is_dir():
-            raise DataValidationError(f"image_folder: {root} is not a folder.")
+        root = find_data_path(p.path, "image_folder", folder=True)  # the rule of framework.paths
         return image_points(root, p.max_per_state, p.draw, p.width, p.height, p.noise_ratio, p.seed, "image_folder")
 
 

@@ -72,8 +72,9 @@ class CFLTwoStep(Partitioner):
     Notes
     -----
     ``info`` holds ``probabilities`` (n x m), ``states``, ``classifier_params``
-    (chosen), ``test_accuracy`` and ``distributions`` (per-cluster effect-state
-    frequencies, as for CAFE DBSCAN).
+    (chosen), ``distributions`` (per-cluster effect-state frequencies, as for CAFE DBSCAN)
+    and, with ``tune=True``, ``test_accuracy`` (the chosen classifier's accuracy on the
+    held-out share; without tuning nothing is held out, so no accuracy is reported).
 
     References
     ----------
@@ -110,9 +111,10 @@ class CFLTwoStep(Partitioner):
             "probabilities": proba,
             "states": list(data.target_states),
             "classifier_params": chosen,
-            "test_accuracy": acc,
             "distributions": counts / np.maximum(counts.sum(axis=1, keepdims=True), 1),
         }
+        if acc is not None:
+            info["test_accuracy"] = acc
         return Partition(labels, axis="samples", info=info)
 
 
@@ -133,7 +135,7 @@ def _make(classifier: str, seed: int):
     return Pipeline([("scale", StandardScaler()), ("clf", clf)])
 
 
-def _fit_predict(X: np.ndarray, y: np.ndarray, p: CFLTwoStepParams) -> tuple[np.ndarray, dict[str, Any], float]:
+def _fit_predict(X: np.ndarray, y: np.ndarray, p: CFLTwoStepParams) -> tuple[np.ndarray, dict[str, Any], float | None]:
     import warnings
 
     from sklearn.exceptions import ConvergenceWarning
@@ -142,7 +144,7 @@ def _fit_predict(X: np.ndarray, y: np.ndarray, p: CFLTwoStepParams) -> tuple[np.
 
     m = int(y.max()) + 1
     chosen: dict[str, Any] = {}
-    acc = float("nan")
+    acc = None  # a held-out accuracy exists only when a share was held out (tune=True)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         if p.tune:

@@ -50,11 +50,13 @@ class FSProtocol(Evaluator):
 
     *result* is a variable partition whose ``info["selected"]`` ranks features (best
     first); *truth* a partition of the samples (or ``data.truth["labels"]``). For each
-    count c in ``n_features`` (capped at the number ranked) k-means (k-means++ seeding, one
-    init; plain seeding by default, as MATLAB's ``kmeans`` in the authors' script) runs
-    ``n_runs`` times on the c best features. ``value`` = mean ACC at the first count;
-    ``metrics``: ``acc@c``, ``acc_std@c``, ``nmi@c``, ``nmi_std@c`` per count and ``acc_mean``,
-    ``nmi_mean`` over counts.
+    count c in ``n_features`` that the selection reaches (c at most the number ranked)
+    k-means (k-means++ seeding, one init; plain seeding by default, as MATLAB's ``kmeans`` in
+    the authors' script) runs ``n_runs`` times on the c best features; larger counts are not
+    measured and not reported. ``value`` = mean ACC at the first count; ``metrics``:
+    ``acc@c``, ``acc_std@c``, ``nmi@c``, ``nmi_std@c`` per measured count, ``acc_mean``,
+    ``nmi_mean`` over the measured counts, ``n_counts`` (how many) and ``count_max`` (the
+    largest).
 
     References
     ----------
@@ -95,10 +97,15 @@ class FSProtocol(Evaluator):
             lo, span = X.min(axis=0), np.ptp(X, axis=0)
             X = (X - lo) / np.where(span > 0, span, 1.0)
         k = self.params.n_clusters or int(np.unique(y).size)
+        counts = [c for c in self.params.n_features if c <= sel.size]
+        if not counts:
+            raise DataValidationError(
+                f"fs_protocol: the selection holds {sel.size} features, fewer than every count in "
+                f"n_features={tuple(self.params.n_features)}; give counts up to {sel.size} or select more features.")
         metrics: dict[str, float] = {}
         accs, nmis = [], []
-        for c in self.params.n_features:
-            Xc = X[:, sel[: min(c, sel.size)]]
+        for c in counts:
+            Xc = X[:, sel[:c]]
             a, m = [], []
             for r in range(self.params.n_runs):
                 p = kmeans(Xc, k, self.params.seed + r, self.params.kmeans_init == "greedy")
@@ -109,4 +116,5 @@ class FSProtocol(Evaluator):
             accs.append(np.mean(a))
             nmis.append(np.mean(m))
         metrics["acc_mean"], metrics["nmi_mean"] = float(np.mean(accs)), float(np.mean(nmis))
+        metrics["n_counts"], metrics["count_max"] = float(len(counts)), float(counts[-1])
         return Evaluation(float(accs[0]), metrics)

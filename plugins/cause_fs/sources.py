@@ -12,6 +12,7 @@ from pydantic import Field
 
 from framework import Dataset, DataSource, Params, Partition
 from framework.errors import DataValidationError
+from framework.paths import find_data_path
 from framework.roles import Example
 
 
@@ -79,9 +80,7 @@ class MatFile(DataSource):
     def _load(self) -> Dataset:
         from scipy.io import loadmat
 
-        f = Path(self.params.path)
-        if not f.is_file():
-            raise DataValidationError(f"mat: file not found: {f}")
+        f = find_data_path(self.params.path, "mat")  # the rule of framework.paths
         m = loadmat(f)
         for xk, yk in (("X", "Y"), ("fea", "gnd")):
             if xk in m and yk in m:

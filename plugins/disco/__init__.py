@@ -8,7 +8,7 @@ from framework import hookimpl
 def macrocause_register_plugins(register):
     from .auto import DiscoAuto
     from .evaluator import DBCV, Disco
-    from .sources import DensityBlobs, LabelledCSV
+    from .sources import DensityBlobs
 
-    for cls in (Disco, DBCV, DiscoAuto, DensityBlobs, LabelledCSV):
+    for cls in (Disco, DBCV, DiscoAuto, DensityBlobs):
         register(cls)

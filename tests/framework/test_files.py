@@ -45,7 +45,8 @@ def test_image_folder_example_does_not_follow_a_planted_symlink(private_tmp):
 SECRET = "patient-4711-SECRET"
 NON_NUMERIC = (
     "CSV file bad.csv: column '{col}' is non-numeric (it holds text) at data row {row}; variables must "
-    "be numbers: encode it as numbers, leave it out with columns=[...], or make it the target."
+    "be numbers: encode it as numbers, leave it out with registry.load_data('csv', path=..., columns=[...]), "
+    "or name it as the classes with labels='{col}' (or target='{col}')."
 )
 
 
@@ -93,5 +94,7 @@ def test_bad_csv_error_stays_out_of_the_store(tmp_path):
     with sqlite3.connect(db) as con:  # the failed run is stored, with its error
         errors = [e for (e,) in con.execute("SELECT error FROM runs")]
         dump = "\n".join(con.iterdump())
-    assert errors == ["DataValidationError: " + NON_NUMERIC.format(col="b", row=2)]
+    assert errors == ["DataValidationError: CSV file bad.csv: column 'b' is non-numeric (it holds text) at data row 2; "
+                      "variables must be numbers: encode it as numbers, leave it out with data: {source: csv, params: "
+                      "{path: bad.csv, columns: [...]}}, or name it as the classes with labels: b (or target: b)."]
     assert SECRET not in dump
