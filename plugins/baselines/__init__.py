@@ -1,16 +1,18 @@
-"""Baselines: PC, Hill-Climb, GES, the BIC of a graph, DBSCAN, HDBSCAN, k-means, Gaussian mixtures,
-agglomerative (Ward) and spectral clustering, variable clusters."""
+"""Baselines: PC, Hill-Climb, GES, greedy_dag, the bic scorer and the BIC of a graph, DBSCAN, HDBSCAN,
+k-means, Gaussian mixtures, agglomerative (Ward) and spectral clustering, variable clusters."""
 
 from framework import hookimpl
 
 
 @hookimpl
 def macrocause_register_plugins(register):
+    from .bic import BIC
     from .clustering import DBSCAN, HDBSCAN, Agglomerative, GaussianMixtureEM, KMeans, Spectral
     from .ges import GES, BICScore
+    from .greedy import GreedyDAG
     from .search import PC, HillClimb
     from .variables import CorrelationClusters
 
     for cls in (DBSCAN, HDBSCAN, KMeans, GaussianMixtureEM, Agglomerative, Spectral, CorrelationClusters, PC, HillClimb, GES,
-                BICScore):
+                BICScore, BIC, GreedyDAG):
         register(cls)

@@ -1,53 +1,16 @@
-"""The ``cic`` and ``bic`` scorers over cluster graphs."""
+"""The ``cic`` scorer over cluster graphs."""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import Field
 
-from framework import CausalGraph, Dataset, DecomposableScorer, Params
+from framework import Dataset, Params
 from framework.errors import DataValidationError
+from framework.score_engine import EngineScorer
 
 PAPER = "Niu, Li, Li. Learning Cluster Causal Diagrams: An Information-Theoretic Approach. IJCAI 2022"
-
-
-class EngineScorer(DecomposableScorer):
-    """A decomposable scorer backed by an index-based engine (:mod:`.engine`), one cached engine
-    per dataset (the last one seen); the searches use the engine directly."""
-
-    def engine(self, data: Dataset) -> Any:
-        """The cached score engine of this scorer for *data* (built on first use)."""
-        cached = getattr(self, "_engine_cache", None)
-        if cached is not None and cached[0] is data:
-            return cached[1]
-        eng = self._build_engine(data)
-        self._engine_cache = (data, eng)
-        return eng
-
-    def _build_engine(self, data: Dataset) -> Any:
-        raise NotImplementedError
-
-    def _indices(self, data: Dataset, cluster: frozenset[str], parents: list[frozenset[str]]):
-        C = tuple(sorted(data.index(v) for v in cluster))
-        P = tuple(sorted({data.index(v) for p in parents for v in p}))
-        if not C:
-            raise DataValidationError(f"{self.name}: a cluster must hold at least one variable.")
-        if set(C) & set(P):
-            raise DataValidationError(f"{self.name}: a cluster cannot be its own parent ({sorted(cluster)}).")
-        return C, P
-
-    def _local_score(self, data: Dataset, cluster: frozenset[str], parents: list[frozenset[str]]) -> float:
-        C, P = self._indices(data, cluster, parents)
-        return self.engine(data).local(C, P)
-
-    def _score(self, data: Dataset, graph: CausalGraph) -> float:
-        eng = self.engine(data)
-        total = 0.0
-        for i, cl in enumerate(graph.clusters):
-            C, P = self._indices(data, cl, [graph.clusters[p] for p in graph.parents(i)])
-            total += eng.local(C, P)
-        return total + eng.structure(graph.n_nodes, len(graph.directed), len(graph.variables))
 
 
 class CICParams(Params):
@@ -132,40 +95,3 @@ class CIC(EngineScorer):
         return CICEngine(data.X, discrete=not self.uses_knn(data), k=self.params.k,
                          alphabet=self.params.alphabet, knn="kl" if self.estimator_for(data) == "kl" else "ksg",
                          f1=2.0 if self.params.fit_factor == "2N" else 1.0)
-
-
-class BICParams(Params):
-    kind: Literal["auto", "discrete", "gaussian"] = Field(
-        "auto", description="Likelihood: multinomial, linear Gaussian, or auto (discrete when "
-        "every column is discrete, else Gaussian)."
-    )
-
-
-class BIC(EngineScorer):
-    """Bayesian Information Criterion (discrete or linear Gaussian) of a DAG or cluster DAG.
-
-    For a cluster node, the local score is the sum over its variables of each
-    variable's BIC given all variables of the parent clusters. The formulas match
-    pgmpy 1.1's ``BIC`` (``-N H(X|P) - (log N/2)(s_X - 1) prod s_P``, observed
-    alphabets) and ``BICGauss`` (``-N/2 (log(2 pi RSS/N) + 1) - (|P| + 2)/2 log N``).
-
-    References
-    ----------
-    Schwarz. Estimating the dimension of a model. Annals of Statistics 6(2), 1978.
-    """
-
-    name = "bic"
-    Params = BICParams
-    paper = "Schwarz, Annals of Statistics 1978"
-
-    def is_discrete(self, data: Dataset) -> bool:
-        kind = self.params.kind
-        return kind == "discrete" or (kind == "auto" and data.is_discrete)
-
-    def check_data(self, data: Dataset) -> None:
-        data.check(self.name, min_samples=3)
-
-    def _build_engine(self, data: Dataset):
-        from .engine import BICEngine
-
-        return BICEngine(data.X, discrete=self.is_discrete(data))
