@@ -68,7 +68,8 @@ def graph_html(graph) -> str:
     :data:`MAX_DRAWN_NODES` nodes, its picture (a cluster graph beside its expansion)."""
     kind = "DAG" if graph.is_singleton else "cluster graph"
     title = (f"CausalGraph: {kind}, {graph.n_nodes} nodes over {len(graph.variables)} variables, "
-             f"{len(graph.directed)} directed and {len(graph.undirected)} undirected edges")
+             f"{len(graph.directed)} directed and {len(graph.undirected)} undirected edges"
+             + (f", {len(graph.bidirected)} bidirected" if graph.bidirected else ""))
     picture = ""
     if 0 < graph.n_nodes <= MAX_DRAWN_NODES:
         from .plotting import plot
@@ -83,6 +84,7 @@ def graph_html(graph) -> str:
 
     edges = sorted((lab(i), "->", lab(j)) for i, j in graph.directed)
     edges += sorted((lab(i), "--", lab(j)) for i, j in (sorted(e) for e in graph.undirected))
+    edges += sorted((lab(i), "<->", lab(j)) for i, j in (sorted(e) for e in graph.bidirected))
     return _box(title, picture, nodes, _table(["from", "edge", "to"], edges) if edges else "")
 
 

@@ -2,7 +2,9 @@
 
 A plain DAG or CPDAG is the special case where every cluster is a single
 variable. Directed edges must be acyclic; undirected edges mark orientations
-left open (as in a CPDAG or a cluster DAG's Markov equivalence class).
+left open (as in a CPDAG or a cluster DAG's Markov equivalence class);
+bidirected edges ``i <-> j`` mark arrowheads at both ends (conflicting collider
+evidence kept by PC with ``uc_priority=1``, or a latent common cause).
 
 Every plugin hands back this type; its ``to_*`` / ``from_*`` methods convert
 to and from networkx, pgmpy (DAG/PDAG), causal-learn (GeneralGraph / endpoint
@@ -66,6 +68,8 @@ class CausalGraph:
         Edges ``i -> j`` between cluster indices; must be acyclic.
     undirected : iterable of pairs of int
         Edges ``i - j`` with open orientation.
+    bidirected : iterable of pairs of int
+        Edges ``i <-> j``: arrowheads at both ends.
 
     Examples
     --------
@@ -76,13 +80,14 @@ class CausalGraph:
     True
     """
 
-    __slots__ = ("clusters", "directed", "undirected", "_index")
+    __slots__ = ("clusters", "directed", "undirected", "bidirected", "_index")
 
     def __init__(
         self,
         clusters: Sequence[Iterable[str]],
         directed: Iterable[tuple[int, int]] = (),
         undirected: Iterable[Iterable[int]] = (),
+        bidirected: Iterable[Iterable[int]] = (),
     ) -> None:
         cl = tuple(frozenset(str(v) for v in c) for c in clusters)
         seen: dict[str, int] = {}
@@ -102,13 +107,8 @@ class CausalGraph:
             i, j = (int(x) for x in e)
             self._check_pair(i, j, k)
             d.add((i, j))
-        u = set()
-        for e in undirected:
-            pair = tuple(int(x) for x in e)
-            if len(pair) != 2:
-                raise DataValidationError(f"CausalGraph: undirected edge {pair} must join two nodes.")
-            self._check_pair(*pair, k)
-            u.add(frozenset(pair))
+        u = self._pairs(undirected, "undirected", k)
+        bi = self._pairs(bidirected, "bidirected", k)
         both = [(i, j) for (i, j) in d if (j, i) in d]
         if both:
             i, j = both[0]
@@ -116,10 +116,13 @@ class CausalGraph:
                 f"CausalGraph: edges {i}->{j} and {j}->{i} both present; "
                 "use an undirected edge for an unknown orientation."
             )
-        clash = [(i, j) for (i, j) in d if frozenset((i, j)) in u]
-        if clash:
+        for kind, marked in (("undirected", u), ("bidirected", bi)):
+            clash = [(i, j) for (i, j) in d if frozenset((i, j)) in marked]
+            if clash:
+                raise DataValidationError(f"CausalGraph: pair {clash[0]} is both directed and {kind}.")
+        if u & bi:
             raise DataValidationError(
-                f"CausalGraph: pair {clash[0]} is both directed and undirected."
+                f"CausalGraph: pair {tuple(sorted(next(iter(u & bi))))} is both undirected and bidirected."
             )
         cyc = _has_cycle(k, d)
         if cyc is not None:
@@ -128,7 +131,19 @@ class CausalGraph:
         self.clusters: tuple[frozenset[str], ...] = cl
         self.directed: set[tuple[int, int]] = d
         self.undirected: set[frozenset[int]] = u
+        self.bidirected: set[frozenset[int]] = bi
         self._index = seen
+
+    @classmethod
+    def _pairs(cls, edges: Iterable[Iterable[int]], kind: str, k: int) -> set[frozenset[int]]:
+        out = set()
+        for e in edges:
+            pair = tuple(int(x) for x in e)
+            if len(pair) != 2:
+                raise DataValidationError(f"CausalGraph: {kind} edge {pair} must join two nodes.")
+            cls._check_pair(*pair, k)
+            out.add(frozenset(pair))
+        return out
 
     @staticmethod
     def _check_pair(i: int, j: int, k: int) -> None:
@@ -146,6 +161,7 @@ class CausalGraph:
         variables: Sequence[str],
         directed: Iterable[tuple[str, str]] = (),
         undirected: Iterable[tuple[str, str]] = (),
+        bidirected: Iterable[tuple[str, str]] = (),
     ) -> CausalGraph:
         """A graph with one node per variable, edges given by name."""
         idx = {v: i for i, v in enumerate(variables)}
@@ -159,6 +175,7 @@ class CausalGraph:
             [[v] for v in variables],
             [(look(a), look(b)) for a, b in directed],
             [(look(a), look(b)) for a, b in undirected],
+            [(look(a), look(b)) for a, b in bidirected],
         )
 
     @classmethod
@@ -172,6 +189,7 @@ class CausalGraph:
         clusters: Sequence[Iterable[str]],
         directed: Iterable[tuple[Iterable[str], Iterable[str]]] = (),
         undirected: Iterable[tuple[Iterable[str], Iterable[str]]] = (),
+        bidirected: Iterable[tuple[Iterable[str], Iterable[str]]] = (),
     ) -> CausalGraph:
         """A cluster graph with edges given as pairs of name sets."""
         cl = [frozenset(c) for c in clusters]
@@ -184,7 +202,8 @@ class CausalGraph:
             return idx[key]
 
         return cls(
-            cl, [(look(a), look(b)) for a, b in directed], [(look(a), look(b)) for a, b in undirected]
+            cl, [(look(a), look(b)) for a, b in directed], [(look(a), look(b)) for a, b in undirected],
+            [(look(a), look(b)) for a, b in bidirected],
         )
 
     # -- queries -------------------------------------------------------------
@@ -205,7 +224,7 @@ class CausalGraph:
     @property
     def is_dag(self) -> bool:
         """True when every edge is directed."""
-        return not self.undirected
+        return not self.undirected and not self.bidirected
 
     def cluster_of(self, variable: str) -> int:
         """Index of the cluster holding *variable*."""
@@ -238,7 +257,12 @@ class CausalGraph:
         return {(self.label(i), self.label(j)) for i, j in self.directed}
 
     def undirected_names(self) -> set[frozenset[str]]:
+        """Undirected edges as sets of two labels."""
         return {frozenset(self.label(i) for i in e) for e in self.undirected}
+
+    def bidirected_names(self) -> set[frozenset[str]]:
+        """Bidirected edges as sets of two labels."""
+        return {frozenset(self.label(i) for i in e) for e in self.bidirected}
 
     def topological_order(self) -> list[int]:
         """Nodes in an order where every directed edge points forward."""
@@ -258,21 +282,22 @@ class CausalGraph:
 
     def expand(self) -> CausalGraph:
         """The variable-level graph: every variable of cluster i points to every
-        variable of cluster j for each edge i -> j (undirected alike).
+        variable of cluster j for each edge i -> j (undirected and bidirected alike).
 
         Edges inside a cluster are left out: a cluster DAG says nothing about them.
         """
         vs = self.variables
         d = [(a, b) for i, j in self.directed for a in self.clusters[i] for b in self.clusters[j]]
-        u = []
-        for e in self.undirected:
-            i, j = sorted(e)
-            u += [(a, b) for a in self.clusters[i] for b in self.clusters[j]]
-        return CausalGraph.from_edges(vs, d, u)
+        u, bi = [], []
+        for edges, out in ((self.undirected, u), (self.bidirected, bi)):
+            for e in edges:
+                i, j = sorted(e)
+                out += [(a, b) for a in self.clusters[i] for b in self.clusters[j]]
+        return CausalGraph.from_edges(vs, d, u, bi)
 
     def skeleton(self) -> set[frozenset[int]]:
         """Adjacent node pairs, ignoring orientation."""
-        return {frozenset(e) for e in self.directed} | set(self.undirected)
+        return {frozenset(e) for e in self.directed} | self.undirected | self.bidirected
 
     def canonical(self) -> tuple:
         """A hashable description independent of cluster order."""
@@ -281,6 +306,7 @@ class CausalGraph:
             tuple(sorted(lab, key=natural_key)),
             tuple(sorted((lab[i], lab[j]) for i, j in self.directed)),
             tuple(sorted(tuple(sorted(lab[i] for i in e)) for e in self.undirected)),
+            tuple(sorted(tuple(sorted(lab[i] for i in e)) for e in self.bidirected)),
         )
 
     def __eq__(self, other: object) -> bool:
@@ -292,31 +318,35 @@ class CausalGraph:
         return hash(self.canonical())
 
     def __repr__(self) -> str:
-        kind = ("DAG" if not self.undirected else "PDAG") if self.is_singleton else (
-            "cluster DAG" if not self.undirected else "cluster PDAG")
+        kind = ("DAG" if self.is_dag else "PDAG") if self.is_singleton else (
+            "cluster DAG" if self.is_dag else "cluster PDAG")
+        bi = f", {len(self.bidirected)} bidirected" if self.bidirected else ""
         return (
             f"CausalGraph({kind}: {self.n_nodes} nodes, {len(self.directed)} directed, "
-            f"{len(self.undirected)} undirected)"
+            f"{len(self.undirected)} undirected{bi})"
         )
 
     def _repr_html_(self) -> str:
         return richrepr.html("graph", self)
 
     def __reduce__(self):
-        return (CausalGraph, (self.clusters, sorted(self.directed), [tuple(sorted(e)) for e in self.undirected]))
+        return (CausalGraph, (self.clusters, sorted(self.directed), [tuple(sorted(e)) for e in self.undirected],
+                              [tuple(sorted(e)) for e in self.bidirected]))
 
     # -- conversions (in :mod:`framework.graph_io`) -------------------------------
     def to_networkx(self):
-        """``nx.DiGraph`` over node labels; undirected edges appear in both directions.
+        """``nx.DiGraph`` over node labels; undirected and bidirected edges appear in both directions.
 
         Node attribute ``variables`` holds each cluster's variable set; edge
-        attribute ``undirected`` is True for the two halves of an undirected edge.
+        attribute ``undirected`` is True for the two halves of an undirected edge,
+        ``bidirected`` for the two halves of a bidirected one.
         """
         return graph_io.to_networkx(self)
 
     @classmethod
     def from_networkx(cls, g) -> CausalGraph:
-        """From a ``nx.DiGraph`` (a pair of opposite edges = undirected) or ``nx.Graph``.
+        """From a ``nx.DiGraph`` (a pair of opposite edges = undirected, or bidirected when
+        both halves carry ``bidirected=True``) or ``nx.Graph``.
 
         Node attribute ``variables`` (a set of names) makes a cluster node;
         otherwise the node name is the variable.
@@ -324,7 +354,8 @@ class CausalGraph:
         return graph_io.from_networkx(cls, g)
 
     def to_adjacency(self, variables: Sequence[str] | None = None) -> np.ndarray:
-        """Adjacency matrix of a singleton graph: ``A[i, j] = 1`` for i -> j, both 1 for i - j."""
+        """Adjacency matrix of a singleton graph: ``A[i, j] = 1`` for i -> j, both 1 for i - j
+        (a graph with bidirected edges is refused: use :meth:`to_causallearn_matrix`)."""
         return graph_io.to_adjacency(self, variables)
 
     @classmethod
@@ -333,7 +364,8 @@ class CausalGraph:
         return graph_io.from_adjacency(cls, A, variables)
 
     def to_pgmpy(self):
-        """A pgmpy ``DAG`` (all edges directed) or ``PDAG`` (some undirected); singleton graphs only."""
+        """A pgmpy ``DAG`` (all edges directed) or ``PDAG`` (some undirected); singleton graphs
+        without bidirected edges only."""
         return graph_io.to_pgmpy(self)
 
     @classmethod
@@ -346,9 +378,8 @@ class CausalGraph:
         """From a causal-learn ``GeneralGraph`` or its endpoint matrix ``G.graph``.
 
         causal-learn encodes ``i -> j`` as ``M[j, i] = 1, M[i, j] = -1`` and
-        ``i - j`` as ``M[i, j] = M[j, i] = -1``. A bidirected ``i <-> j``
-        (``M[i, j] = M[j, i] = 1``, which PC may emit for conflicting
-        orientations) becomes undirected here.
+        ``i - j`` as ``M[i, j] = M[j, i] = -1`` and ``i <-> j`` as
+        ``M[i, j] = M[j, i] = 1`` (which PC emits with ``uc_priority=1``).
         """
         return graph_io.from_causallearn(cls, graph, variables)
 

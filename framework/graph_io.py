@@ -23,10 +23,11 @@ def natural_key(s: str) -> list:
 
 
 def to_networkx(g):
-    """``nx.DiGraph`` over node labels; undirected edges appear in both directions.
+    """``nx.DiGraph`` over node labels; undirected and bidirected edges appear in both directions.
 
     Node attribute ``variables`` holds each cluster's variable set; edge
-    attribute ``undirected`` is True for the two halves of an undirected edge.
+    attribute ``undirected`` is True for the two halves of an undirected edge,
+    ``bidirected`` for the two halves of a bidirected one.
     """
     import networkx as nx
 
@@ -34,16 +35,18 @@ def to_networkx(g):
     for i, c in enumerate(g.clusters):
         out.add_node(g.label(i), variables=c)
     for i, j in g.directed:
-        out.add_edge(g.label(i), g.label(j), undirected=False)
-    for e in g.undirected:
-        i, j = sorted(e)
-        out.add_edge(g.label(i), g.label(j), undirected=True)
-        out.add_edge(g.label(j), g.label(i), undirected=True)
+        out.add_edge(g.label(i), g.label(j), undirected=False, bidirected=False)
+    for edges, und in ((g.undirected, True), (g.bidirected, False)):
+        for e in edges:
+            i, j = sorted(e)
+            out.add_edge(g.label(i), g.label(j), undirected=und, bidirected=not und)
+            out.add_edge(g.label(j), g.label(i), undirected=und, bidirected=not und)
     return out
 
 
 def from_networkx(cls, nxg) -> Any:
-    """From a ``nx.DiGraph`` (a pair of opposite edges = undirected) or ``nx.Graph``.
+    """From a ``nx.DiGraph`` (a pair of opposite edges = undirected, or bidirected when
+    both halves carry ``bidirected=True``) or ``nx.Graph``.
 
     Node attribute ``variables`` (a set of names) makes a cluster node;
     otherwise the node name is the variable.
@@ -53,21 +56,31 @@ def from_networkx(cls, nxg) -> Any:
     nodes = list(nxg.nodes)
     clusters = [nxg.nodes[v].get("variables", {str(v)}) for v in nodes]
     idx = {v: i for i, v in enumerate(nodes)}
-    d, u = [], []
+    d, u, bi = [], [], []
     if not isinstance(nxg, nx.DiGraph):
         u = [(idx[a], idx[b]) for a, b in nxg.edges]
     else:
         for a, b in nxg.edges:
             if nxg.has_edge(b, a):
                 if idx[a] < idx[b]:
-                    u.append((idx[a], idx[b]))
+                    both = nxg.edges[a, b].get("bidirected") and nxg.edges[b, a].get("bidirected")
+                    (bi if both else u).append((idx[a], idx[b]))
             else:
                 d.append((idx[a], idx[b]))
-    return cls(clusters, d, u)
+    return cls(clusters, d, u, bi)
+
+
+def _refuse_bidirected(g, target: str) -> None:
+    if g.bidirected:
+        raise DataValidationError(
+            f"CausalGraph.{target}: the graph has {len(g.bidirected)} bidirected edge(s), which "
+            f"{target} cannot hold; use to_causallearn_matrix, to_networkx or to_dot."
+        )
 
 
 def to_adjacency(g, variables: Sequence[str] | None = None) -> np.ndarray:
     """Adjacency matrix of a singleton graph: ``A[i, j] = 1`` for i -> j, both 1 for i - j."""
+    _refuse_bidirected(g, "to_adjacency")
     g = g if g.is_singleton else g.expand()
     vs = list(variables) if variables is not None else g.variables
     pos = {v: k for k, v in enumerate(vs)}
@@ -104,6 +117,7 @@ def to_pgmpy(g):
     """A pgmpy ``DAG`` (all edges directed) or ``PDAG`` (some undirected); singleton graphs only."""
     from pgmpy.base import DAG, PDAG
 
+    _refuse_bidirected(g, "to_pgmpy")
     g = g if g.is_singleton else g.expand()
     d = sorted(g.edge_names())
     if g.is_dag:
@@ -137,9 +151,8 @@ def from_causallearn(cls, graph: Any, variables: Sequence[str]) -> Any:
     """From a causal-learn ``GeneralGraph`` or its endpoint matrix ``G.graph``.
 
     causal-learn encodes ``i -> j`` as ``M[j, i] = 1, M[i, j] = -1`` and
-    ``i - j`` as ``M[i, j] = M[j, i] = -1``. A bidirected ``i <-> j``
-    (``M[i, j] = M[j, i] = 1``, which PC may emit for conflicting
-    orientations) becomes undirected here.
+    ``i - j`` as ``M[i, j] = M[j, i] = -1`` and ``i <-> j`` as
+    ``M[i, j] = M[j, i] = 1`` (which PC emits with ``uc_priority=1``).
     """
     M = np.asarray(getattr(graph, "graph", graph))
     n = len(variables)
@@ -147,7 +160,7 @@ def from_causallearn(cls, graph: Any, variables: Sequence[str]) -> Any:
         raise DataValidationError(
             f"CausalGraph.from_causallearn: matrix shape {M.shape} does not match {n} variables."
         )
-    d, u = [], []
+    d, u, bi = [], [], []
     for i in range(n):
         for j in range(i + 1, n):
             a, b = M[i, j], M[j, i]
@@ -157,9 +170,11 @@ def from_causallearn(cls, graph: Any, variables: Sequence[str]) -> Any:
                 d.append((i, j))
             elif a == 1 and b == -1:
                 d.append((j, i))
+            elif a == 1 and b == 1:
+                bi.append((i, j))
             else:
                 u.append((i, j))
-    return cls([[v] for v in variables], d, u)
+    return cls([[v] for v in variables], d, u, bi)
 
 
 def to_causallearn_matrix(g, variables: Sequence[str] | None = None) -> np.ndarray:
@@ -171,10 +186,11 @@ def to_causallearn_matrix(g, variables: Sequence[str] | None = None) -> np.ndarr
     for i, j in g.directed:
         a, b = pos[g.label(i)], pos[g.label(j)]
         M[a, b], M[b, a] = -1, 1
-    for e in g.undirected:
-        i, j = sorted(e)
-        a, b = pos[g.label(i)], pos[g.label(j)]
-        M[a, b] = M[b, a] = -1
+    for edges, mark in ((g.undirected, -1), (g.bidirected, 1)):
+        for e in edges:
+            i, j = sorted(e)
+            a, b = pos[g.label(i)], pos[g.label(j)]
+            M[a, b] = M[b, a] = mark
     return M
 
 
@@ -188,5 +204,7 @@ def to_dot(g) -> str:
         lines.append(f"  n{i} -> n{j};")
     for e in sorted(tuple(sorted(e)) for e in g.undirected):
         lines.append(f"  n{e[0]} -> n{e[1]} [dir=none];")
+    for e in sorted(tuple(sorted(e)) for e in g.bidirected):
+        lines.append(f"  n{e[0]} -> n{e[1]} [dir=both];")
     lines.append("}")
     return "\n".join(lines)

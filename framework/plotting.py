@@ -69,7 +69,7 @@ def _layout(graph: CausalGraph) -> dict[int, tuple[float, float]]:
     """Layered layout: a node's layer is the longest path into it (undirected edges read low -> high
     index, relaxation capped at n rounds), so every edge spans at least one layer where it can."""
     n = graph.n_nodes
-    edges = sorted(graph.directed) + sorted(tuple(sorted(e)) for e in graph.undirected)
+    edges = sorted(graph.directed) + sorted(tuple(sorted(e)) for e in graph.undirected | graph.bidirected)
     layer = dict.fromkeys(range(n), 0)
     for _ in range(n):
         changed = False
@@ -95,7 +95,7 @@ def _layout(graph: CausalGraph) -> dict[int, tuple[float, float]]:
 
 def plot_graph(graph: CausalGraph, ax=None, title: str | None = None):
     """Draw *graph* on *ax*: clusters of several variables as boxes listing them, directed edges as
-    arrows, undirected edges as plain lines, nodes in layers along the directed edges. Returns the axes."""
+    arrows, undirected edges as plain lines, bidirected edges as double arrows, nodes in layers along the directed edges. Returns the axes."""
     _, ax = _axes(ax, (4, 4))
     pos = _layout(graph)
     for i, (x, y) in pos.items():
@@ -105,6 +105,7 @@ def plot_graph(graph: CausalGraph, ax=None, title: str | None = None):
                 bbox=dict(boxstyle="square,pad=0.4" if multi else "round,pad=0.3",
                           fc="#dbe9f6" if multi else "white", ec="#1f4e79" if multi else "0.4"))
     arrows = [(a, b, "-|>") for a, b in graph.directed] + [(*sorted(e), "-") for e in graph.undirected]
+    arrows += [(*sorted(e), "<|-|>") for e in graph.bidirected]
     for a, b, style in arrows:
         ax.annotate("", xy=pos[b], xytext=pos[a], zorder=2,
                     arrowprops=dict(arrowstyle=style, color="0.2", shrinkA=16, shrinkB=16))

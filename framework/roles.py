@@ -208,10 +208,10 @@ class Scorer(Plugin):
     def _check_graph(self, data: Dataset, graph: CausalGraph) -> None:
         if not isinstance(graph, CausalGraph):
             raise DataValidationError(f"{self.name}.score expects a CausalGraph, got {type(graph).__name__}.")
-        if graph.undirected:
+        if not graph.is_dag:
             raise DataValidationError(
                 f"{self.name}.score needs a fully directed graph; this one has "
-                f"{len(graph.undirected)} undirected edge(s)."
+                f"{len(graph.undirected)} undirected and {len(graph.bidirected)} bidirected edge(s)."
             )
         missing = set(graph.variables) - set(data.names)
         if missing:

@@ -35,6 +35,7 @@ def describe_output(out: Any, max_items: int = 12) -> str:
     if isinstance(out, CausalGraph):
         edges = sorted(f"{out.label(i)} -> {out.label(j)}" for i, j in out.directed)
         edges += sorted(" - ".join(sorted(out.label(i) for i in e)) for e in out.undirected)
+        edges += sorted(" <-> ".join(sorted(out.label(i) for i in e)) for e in out.bidirected)
         clusters = [c for c in out.clusters if len(c) > 1]
         head = f"clusters {'; '.join(sorted(','.join(sorted(c)) for c in clusters))}; " if clusters else ""
         if out.undirected:

@@ -1,7 +1,7 @@
 """Graph metrics as evaluators: structural Hamming distance and edge F1.
 
 Both compare *marks*: for every unordered pair of nodes, a graph has no edge,
-``a -> b``, ``b -> a``, or ``a - b`` (undirected). They work on DAGs, CPDAGs
+``a -> b``, ``b -> a``, ``a - b`` (undirected) or ``a <-> b`` (bidirected). They work on DAGs, CPDAGs
 and cluster DAGs, at two levels:
 
 - ``level="variables"``: both graphs are expanded to variable graphs
@@ -24,7 +24,7 @@ from pydantic import Field
 from framework import CausalGraph, Dataset, Evaluation, Evaluator, Params
 from framework.errors import DataValidationError
 
-Mark = tuple  # (a, b) for a -> b, or ("-",) for undirected
+Mark = tuple  # (a, b) for a -> b, ("-",) for undirected, ("<->",) for bidirected
 
 
 def edge_marks(graph: CausalGraph, level: str, keep: set[str]) -> dict[frozenset, Mark]:
@@ -44,10 +44,11 @@ def edge_marks(graph: CausalGraph, level: str, keep: set[str]) -> dict[frozenset
     for i, j in g.directed:
         if ok[i] and ok[j]:
             marks[frozenset((key[i], key[j]))] = (key[i], key[j])
-    for e in g.undirected:
-        i, j = tuple(e)
-        if ok[i] and ok[j]:
-            marks[frozenset((key[i], key[j]))] = ("-",)
+    for edges, mark in ((g.undirected, ("-",)), (g.bidirected, ("<->",))):
+        for e in edges:
+            i, j = tuple(e)
+            if ok[i] and ok[j]:
+                marks[frozenset((key[i], key[j]))] = mark
     return marks
 
 
@@ -80,10 +81,10 @@ class SHD(_GraphMetric):
 
     Every unordered pair of nodes whose mark differs between the two graphs
     counts 1: a missing edge, an extra edge, a reversed edge, and a directed edge
-    where the other graph has it undirected (or the reverse) each cost 1 (the
-    usual SHD between CPDAGs; a reversal is not counted twice). ``metrics``
-    splits the total into ``missing``, ``extra``, ``reversed`` and
-    ``orientation`` (directed vs undirected). See the module docstring for
+    where the other graph has it undirected or bidirected (or any other mark
+    mismatch) each cost 1 (the usual SHD between CPDAGs; a reversal is not
+    counted twice). ``metrics`` splits the total into ``missing``, ``extra``,
+    ``reversed`` and ``orientation`` (different marks other than a reversal). See the module docstring for
     ``level``.
 
     References
@@ -121,7 +122,7 @@ class EdgeF1Params(GraphMetricParams):
     kind: Literal["directed", "skeleton"] = Field(
         "directed",
         description="'directed': an edge is right only with the same mark (direction, or both "
-        "undirected); 'skeleton': right when the pair is adjacent in both.",
+        "undirected, or both bidirected); 'skeleton': right when the pair is adjacent in both.",
     )
 
 
@@ -140,7 +141,7 @@ class EdgeF1(_GraphMetric):
     ``precision = TP / #estimated edges``, ``recall = TP / #true edges``,
     ``F1 = 2 TP / (#estimated + #true)``. With ``kind="directed"`` an estimated
     edge is a true positive only when the true graph has the same mark on that
-    pair (same direction, or undirected in both); with ``kind="skeleton"`` when
+    pair (same direction, or undirected in both, or bidirected in both); with ``kind="skeleton"`` when
     the pair is adjacent in both. Two empty graphs score 1. ``metrics`` holds
     precision, recall and F1 of both kinds. See the module docstring for ``level``.
 

@@ -77,3 +77,43 @@ def test_dot_and_pickle():
     assert 'label="x1,x2" shape=box' in dot and "n0 -> n1;" in dot
     assert pickle.loads(pickle.dumps(g)) == g
     assert g == CausalGraph([["x3"], ["x2", "x1"]], [(1, 0)])
+
+
+def test_bidirected_edges_in_queries_equality_and_conversions():
+    g = CausalGraph.from_edges(["a", "b", "c", "d"], [("a", "b")], [("c", "d")], bidirected=[("b", "c")])
+    assert g.bidirected_names() == {frozenset({"b", "c"})} and g.undirected_names() == {frozenset({"c", "d"})}
+    assert not g.is_dag and frozenset({1, 2}) in g.skeleton()
+    assert g != CausalGraph.from_edges(["a", "b", "c", "d"], [("a", "b")], [("c", "d"), ("b", "c")])
+    assert "1 bidirected" in repr(g)
+    with pytest.raises(DataValidationError, match="both undirected and bidirected"):
+        CausalGraph([["a"], ["b"]], undirected=[(0, 1)], bidirected=[(1, 0)])
+    with pytest.raises(DataValidationError, match="both directed and bidirected"):
+        CausalGraph([["a"], ["b"]], [(0, 1)], bidirected=[(0, 1)])
+    assert pickle.loads(pickle.dumps(g)) == g
+    nxg = g.to_networkx()
+    assert nxg.edges["b", "c"]["bidirected"] and nxg.edges["c", "b"]["bidirected"]
+    assert not nxg.edges["c", "d"]["bidirected"] and nxg.edges["c", "d"]["undirected"]
+    assert CausalGraph.from_networkx(nxg) == g
+    M = g.to_causallearn_matrix(["a", "b", "c", "d"])
+    assert M[1, 2] == M[2, 1] == 1 and M[2, 3] == M[3, 2] == -1 and (M[0, 1], M[1, 0]) == (-1, 1)
+    assert CausalGraph.from_causallearn(M, ["a", "b", "c", "d"]) == g
+    assert "n1 -> n2 [dir=both];" in g.to_dot()
+    with pytest.raises(DataValidationError, match="bidirected edge"):
+        g.to_adjacency()
+    with pytest.raises(DataValidationError, match="bidirected edge"):
+        g.to_pgmpy()
+    cl = CausalGraph([["x1", "x2"], ["x3"]], bidirected=[(0, 1)])
+    assert cl.expand().bidirected_names() == {frozenset({"x1", "x3"}), frozenset({"x2", "x3"})}
+
+
+def test_causallearn_bidirected_from_a_generalgraph():
+    from causallearn.graph.Edge import Edge
+    from causallearn.graph.Endpoint import Endpoint
+    from causallearn.graph.GeneralGraph import GeneralGraph
+    from causallearn.graph.GraphNode import GraphNode
+
+    nodes = [GraphNode(n) for n in ("a", "b")]
+    G = GeneralGraph(nodes)
+    G.add_edge(Edge(nodes[0], nodes[1], Endpoint.ARROW, Endpoint.ARROW))  # a <-> b
+    g = CausalGraph.from_causallearn(G, ["a", "b"])
+    assert g.bidirected_names() == {frozenset({"a", "b"})} and not g.directed and not g.undirected

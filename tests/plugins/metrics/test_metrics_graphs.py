@@ -131,3 +131,14 @@ def test_cluster_ari_hand_computed():
     assert same.value == pytest.approx(1.0) and same.metrics["clusters_found"] == 1.0
     plain = registry.create("cluster_ari").evaluate(ds, CausalGraph.empty(list("abcd")), truth)
     assert plain.value == pytest.approx(0.0)
+
+
+def test_bidirected_marks_by_hand():
+    # truth a->b->c->d; estimate a->b, b<->c, c-d: pairs b-c and c-d have other marks (2)
+    est = CausalGraph.from_edges(V, [("a", "b")], [("c", "d")], bidirected=[("b", "c")])
+    ev = shd(est)
+    assert ev.value == 2 and ev.metrics["orientation"] == 2
+    # a bidirected edge is right only against a bidirected edge: TP = 1 (b<->c) of 2 and 2
+    truth = CausalGraph.from_edges(V, [("a", "b")], bidirected=[("b", "c")])
+    assert shd(est, truth).value == 1
+    assert f1(est, truth).value == pytest.approx(2 * 2 / (3 + 2))
