@@ -69,7 +69,8 @@ def graph_html(graph) -> str:
     kind = "DAG" if graph.is_singleton else "cluster graph"
     title = (f"CausalGraph: {kind}, {graph.n_nodes} nodes over {len(graph.variables)} variables, "
              f"{len(graph.directed)} directed and {len(graph.undirected)} undirected edges"
-             + (f", {len(graph.bidirected)} bidirected" if graph.bidirected else ""))
+             + (f", {len(graph.bidirected)} bidirected" if graph.bidirected else "")
+             + (f", {len(graph.partially_directed)} o-> and {len(graph.nondirected)} o-o" if graph.is_pag else ""))
     picture = ""
     if 0 < graph.n_nodes <= MAX_DRAWN_NODES:
         from .plotting import plot
@@ -85,6 +86,8 @@ def graph_html(graph) -> str:
     edges = sorted((lab(i), "->", lab(j)) for i, j in graph.directed)
     edges += sorted((lab(i), "--", lab(j)) for i, j in (sorted(e) for e in graph.undirected))
     edges += sorted((lab(i), "<->", lab(j)) for i, j in (sorted(e) for e in graph.bidirected))
+    edges += sorted((lab(i), "o->", lab(j)) for i, j in graph.partially_directed)
+    edges += sorted((lab(i), "o-o", lab(j)) for i, j in (sorted(e) for e in graph.nondirected))
     return _box(title, picture, nodes, _table(["from", "edge", "to"], edges) if edges else "")
 
 

@@ -4,7 +4,9 @@ A plain DAG or CPDAG is the special case where every cluster is a single
 variable. Directed edges must be acyclic; undirected edges mark orientations
 left open (as in a CPDAG or a cluster DAG's Markov equivalence class);
 bidirected edges ``i <-> j`` mark arrowheads at both ends (conflicting collider
-evidence kept by PC with ``uc_priority=1``, or a latent common cause).
+evidence kept by PC with ``uc_priority=1``, or a latent common cause). A partial
+ancestral graph (PAG, FCI's output) adds circle marks: partially directed edges
+``i o-> j`` and nondirected edges ``i o-o j``.
 
 Every plugin hands back this type; its ``to_*`` / ``from_*`` methods convert
 to and from networkx, pgmpy (DAG/PDAG), causal-learn (GeneralGraph / endpoint
@@ -70,6 +72,10 @@ class CausalGraph:
         Edges ``i - j`` with open orientation.
     bidirected : iterable of pairs of int
         Edges ``i <-> j``: arrowheads at both ends.
+    partially_directed : iterable of (int, int)
+        PAG edges ``i o-> j``: a circle at i (tail or arrowhead undetermined), an arrowhead at j.
+    nondirected : iterable of pairs of int
+        PAG edges ``i o-o j``: circles at both ends.
 
     Examples
     --------
@@ -80,7 +86,7 @@ class CausalGraph:
     True
     """
 
-    __slots__ = ("clusters", "directed", "undirected", "bidirected", "_index")
+    __slots__ = ("clusters", "directed", "undirected", "bidirected", "partially_directed", "nondirected", "_index")
 
     def __init__(
         self,
@@ -88,6 +94,8 @@ class CausalGraph:
         directed: Iterable[tuple[int, int]] = (),
         undirected: Iterable[Iterable[int]] = (),
         bidirected: Iterable[Iterable[int]] = (),
+        partially_directed: Iterable[tuple[int, int]] = (),
+        nondirected: Iterable[Iterable[int]] = (),
     ) -> None:
         cl = tuple(frozenset(str(v) for v in c) for c in clusters)
         seen: dict[str, int] = {}
@@ -109,6 +117,22 @@ class CausalGraph:
             d.add((i, j))
         u = self._pairs(undirected, "undirected", k)
         bi = self._pairs(bidirected, "bidirected", k)
+        pd_ = set()
+        for e in partially_directed:
+            i, j = (int(x) for x in e)
+            self._check_pair(i, j, k)
+            pd_.add((i, j))
+        nd = self._pairs(nondirected, "nondirected", k)
+        seen_pairs: dict[frozenset[int], str] = {}
+        for kind, pairs in (("partially directed", [frozenset(e) for e in pd_]), ("nondirected", nd)):
+            for pair in pairs:
+                other = seen_pairs.get(pair) or (
+                    "directed" if tuple(sorted(pair)) in d or tuple(sorted(pair))[::-1] in d else
+                    "undirected" if pair in u else "bidirected" if pair in bi else None)
+                if other is not None:
+                    raise DataValidationError(
+                        f"CausalGraph: pair {tuple(sorted(pair))} is both {other} and {kind}; one mark per pair.")
+                seen_pairs[pair] = kind
         both = [(i, j) for (i, j) in d if (j, i) in d]
         if both:
             i, j = both[0]
@@ -132,6 +156,8 @@ class CausalGraph:
         self.directed: set[tuple[int, int]] = d
         self.undirected: set[frozenset[int]] = u
         self.bidirected: set[frozenset[int]] = bi
+        self.partially_directed: set[tuple[int, int]] = pd_
+        self.nondirected: set[frozenset[int]] = nd
         self._index = seen
 
     @classmethod
@@ -162,8 +188,11 @@ class CausalGraph:
         directed: Iterable[tuple[str, str]] = (),
         undirected: Iterable[tuple[str, str]] = (),
         bidirected: Iterable[tuple[str, str]] = (),
+        partially_directed: Iterable[tuple[str, str]] = (),
+        nondirected: Iterable[tuple[str, str]] = (),
     ) -> CausalGraph:
-        """A graph with one node per variable, edges given by name."""
+        """A graph with one node per variable, edges given by name (``partially_directed``
+        pairs ``(a, b)`` mean ``a o-> b``)."""
         idx = {v: i for i, v in enumerate(variables)}
 
         def look(v: str) -> int:
@@ -176,6 +205,8 @@ class CausalGraph:
             [(look(a), look(b)) for a, b in directed],
             [(look(a), look(b)) for a, b in undirected],
             [(look(a), look(b)) for a, b in bidirected],
+            [(look(a), look(b)) for a, b in partially_directed],
+            [(look(a), look(b)) for a, b in nondirected],
         )
 
     @classmethod
@@ -224,7 +255,12 @@ class CausalGraph:
     @property
     def is_dag(self) -> bool:
         """True when every edge is directed."""
-        return not self.undirected and not self.bidirected
+        return not self.undirected and not self.bidirected and not self.is_pag
+
+    @property
+    def is_pag(self) -> bool:
+        """True when some edge carries a circle mark (``o->`` or ``o-o``): a partial ancestral graph."""
+        return bool(self.partially_directed or self.nondirected)
 
     def cluster_of(self, variable: str) -> int:
         """Index of the cluster holding *variable*."""
@@ -264,6 +300,14 @@ class CausalGraph:
         """Bidirected edges as sets of two labels."""
         return {frozenset(self.label(i) for i in e) for e in self.bidirected}
 
+    def partially_directed_names(self) -> set[tuple[str, str]]:
+        """Edges ``a o-> b`` as (label, label)."""
+        return {(self.label(i), self.label(j)) for i, j in self.partially_directed}
+
+    def nondirected_names(self) -> set[frozenset[str]]:
+        """Edges ``a o-o b`` as sets of two labels."""
+        return {frozenset(self.label(i) for i in e) for e in self.nondirected}
+
     def topological_order(self) -> list[int]:
         """Nodes in an order where every directed edge points forward."""
         indeg = [0] * self.n_nodes
@@ -288,16 +332,18 @@ class CausalGraph:
         """
         vs = self.variables
         d = [(a, b) for i, j in self.directed for a in self.clusters[i] for b in self.clusters[j]]
-        u, bi = [], []
-        for edges, out in ((self.undirected, u), (self.bidirected, bi)):
+        pd_ = [(a, b) for i, j in self.partially_directed for a in self.clusters[i] for b in self.clusters[j]]
+        u, bi, nd = [], [], []
+        for edges, out in ((self.undirected, u), (self.bidirected, bi), (self.nondirected, nd)):
             for e in edges:
                 i, j = sorted(e)
                 out += [(a, b) for a in self.clusters[i] for b in self.clusters[j]]
-        return CausalGraph.from_edges(vs, d, u, bi)
+        return CausalGraph.from_edges(vs, d, u, bi, pd_, nd)
 
     def skeleton(self) -> set[frozenset[int]]:
         """Adjacent node pairs, ignoring orientation."""
-        return {frozenset(e) for e in self.directed} | self.undirected | self.bidirected
+        return ({frozenset(e) for e in self.directed | self.partially_directed} | self.undirected | self.bidirected
+                | self.nondirected)
 
     def canonical(self) -> tuple:
         """A hashable description independent of cluster order."""
@@ -307,6 +353,8 @@ class CausalGraph:
             tuple(sorted((lab[i], lab[j]) for i, j in self.directed)),
             tuple(sorted(tuple(sorted(lab[i] for i in e)) for e in self.undirected)),
             tuple(sorted(tuple(sorted(lab[i] for i in e)) for e in self.bidirected)),
+            tuple(sorted((lab[i], lab[j]) for i, j in self.partially_directed)),
+            tuple(sorted(tuple(sorted(lab[i] for i in e)) for e in self.nondirected)),
         )
 
     def __eq__(self, other: object) -> bool:
@@ -318,9 +366,11 @@ class CausalGraph:
         return hash(self.canonical())
 
     def __repr__(self) -> str:
-        kind = ("DAG" if self.is_dag else "PDAG") if self.is_singleton else (
+        kind = ("PAG" if self.is_pag else "DAG" if self.is_dag else "PDAG") if self.is_singleton else (
             "cluster DAG" if self.is_dag else "cluster PDAG")
         bi = f", {len(self.bidirected)} bidirected" if self.bidirected else ""
+        if self.is_pag:
+            bi += f", {len(self.partially_directed)} o->, {len(self.nondirected)} o-o"
         return (
             f"CausalGraph({kind}: {self.n_nodes} nodes, {len(self.directed)} directed, "
             f"{len(self.undirected)} undirected{bi})"
@@ -331,7 +381,8 @@ class CausalGraph:
 
     def __reduce__(self):
         return (CausalGraph, (self.clusters, sorted(self.directed), [tuple(sorted(e)) for e in self.undirected],
-                              [tuple(sorted(e)) for e in self.bidirected]))
+                              [tuple(sorted(e)) for e in self.bidirected], sorted(self.partially_directed),
+                              [tuple(sorted(e)) for e in self.nondirected]))
 
     # -- conversions (in :mod:`framework.graph_io`) -------------------------------
     def to_networkx(self):
@@ -379,7 +430,9 @@ class CausalGraph:
 
         causal-learn encodes ``i -> j`` as ``M[j, i] = 1, M[i, j] = -1`` and
         ``i - j`` as ``M[i, j] = M[j, i] = -1`` and ``i <-> j`` as
-        ``M[i, j] = M[j, i] = 1`` (which PC emits with ``uc_priority=1``).
+        ``M[i, j] = M[j, i] = 1`` (which PC emits with ``uc_priority=1``); FCI's circle
+        marks are 2: ``i o-> j`` is ``M[i, j] = 2, M[j, i] = 1`` and ``i o-o j`` is
+        ``M[i, j] = M[j, i] = 2``. ``M[a, b]`` is the mark at a's end of the edge a - b.
         """
         return graph_io.from_causallearn(cls, graph, variables)
 

@@ -41,6 +41,12 @@ def to_networkx(g):
             i, j = sorted(e)
             out.add_edge(g.label(i), g.label(j), undirected=und, bidirected=not und)
             out.add_edge(g.label(j), g.label(i), undirected=und, bidirected=not und)
+    for i, j in g.partially_directed:  # a o-> b: the edge a -> b with a circle at a
+        out.add_edge(g.label(i), g.label(j), undirected=False, bidirected=False, circle=True)
+    for e in g.nondirected:
+        i, j = sorted(e)
+        for a, b in ((i, j), (j, i)):
+            out.add_edge(g.label(a), g.label(b), undirected=False, bidirected=False, circle=True)
     return out
 
 
@@ -56,21 +62,28 @@ def from_networkx(cls, nxg) -> Any:
     nodes = list(nxg.nodes)
     clusters = [nxg.nodes[v].get("variables", {str(v)}) for v in nodes]
     idx = {v: i for i, v in enumerate(nodes)}
-    d, u, bi = [], [], []
+    d, u, bi, pd_, nd = [], [], [], [], []
     if not isinstance(nxg, nx.DiGraph):
         u = [(idx[a], idx[b]) for a, b in nxg.edges]
     else:
         for a, b in nxg.edges:
+            circle = nxg.edges[a, b].get("circle", False)
             if nxg.has_edge(b, a):
                 if idx[a] < idx[b]:
                     both = nxg.edges[a, b].get("bidirected") and nxg.edges[b, a].get("bidirected")
-                    (bi if both else u).append((idx[a], idx[b]))
+                    circles = circle and nxg.edges[b, a].get("circle", False)
+                    (nd if circles else bi if both else u).append((idx[a], idx[b]))
             else:
-                d.append((idx[a], idx[b]))
-    return cls(clusters, d, u, bi)
+                (pd_ if circle else d).append((idx[a], idx[b]))
+    return cls(clusters, d, u, bi, pd_, nd)
 
 
 def _refuse_bidirected(g, target: str) -> None:
+    if g.is_pag:
+        raise DataValidationError(
+            f"CausalGraph.{target}: the graph is a PAG (circle marks o-> / o-o), which {target} cannot "
+            "hold; use to_causallearn_matrix, to_networkx or to_dot."
+        )
     if g.bidirected:
         raise DataValidationError(
             f"CausalGraph.{target}: the graph has {len(g.bidirected)} bidirected edge(s), which "
@@ -160,10 +173,22 @@ def from_causallearn(cls, graph: Any, variables: Sequence[str]) -> Any:
         raise DataValidationError(
             f"CausalGraph.from_causallearn: matrix shape {M.shape} does not match {n} variables."
         )
-    d, u, bi = [], [], []
+    d, u, bi, pd_, nd = [], [], [], [], []
     for i in range(n):
         for j in range(i + 1, n):
             a, b = M[i, j], M[j, i]
+            if 2 in (a, b) and a != 0 and b != 0:
+                if a == 2 and b == 2:
+                    nd.append((i, j))
+                elif a == 2 and b == 1:
+                    pd_.append((i, j))
+                elif a == 1 and b == 2:
+                    pd_.append((j, i))
+                else:
+                    raise DataValidationError(
+                        f"CausalGraph.from_causallearn: edge {variables[i]} - {variables[j]} has marks "
+                        f"({a}, {b}); circle marks are read only as o-> (2, 1) and o-o (2, 2).")
+                continue
             if a == 0 and b == 0:
                 continue
             if a == -1 and b == 1:
@@ -174,7 +199,7 @@ def from_causallearn(cls, graph: Any, variables: Sequence[str]) -> Any:
                 bi.append((i, j))
             else:
                 u.append((i, j))
-    return cls([[v] for v in variables], d, u, bi)
+    return cls([[v] for v in variables], d, u, bi, pd_, nd)
 
 
 def to_causallearn_matrix(g, variables: Sequence[str] | None = None) -> np.ndarray:
@@ -186,11 +211,14 @@ def to_causallearn_matrix(g, variables: Sequence[str] | None = None) -> np.ndarr
     for i, j in g.directed:
         a, b = pos[g.label(i)], pos[g.label(j)]
         M[a, b], M[b, a] = -1, 1
-    for edges, mark in ((g.undirected, -1), (g.bidirected, 1)):
+    for edges, mark in ((g.undirected, -1), (g.bidirected, 1), (g.nondirected, 2)):
         for e in edges:
             i, j = sorted(e)
             a, b = pos[g.label(i)], pos[g.label(j)]
             M[a, b] = M[b, a] = mark
+    for i, j in g.partially_directed:
+        a, b = pos[g.label(i)], pos[g.label(j)]
+        M[a, b], M[b, a] = 2, 1
     return M
 
 
@@ -206,5 +234,9 @@ def to_dot(g) -> str:
         lines.append(f"  n{e[0]} -> n{e[1]} [dir=none];")
     for e in sorted(tuple(sorted(e)) for e in g.bidirected):
         lines.append(f"  n{e[0]} -> n{e[1]} [dir=both];")
+    for i, j in sorted(g.partially_directed):
+        lines.append(f"  n{i} -> n{j} [dir=both arrowtail=odot];")
+    for e in sorted(tuple(sorted(e)) for e in g.nondirected):
+        lines.append(f"  n{e[0]} -> n{e[1]} [dir=both arrowhead=odot arrowtail=odot];")
     lines.append("}")
     return "\n".join(lines)

@@ -1,6 +1,7 @@
 """numba kernels shared by several plugins' own kernels (imported only from those, so numba
-loads with them): dense ranking of integer keys, joint-state keys of discrete columns, and the
-regularized upper incomplete gamma function (chi-square and gamma tails)."""
+loads with them): dense ranking of integer keys, joint-state keys of discrete columns, the plug-in
+entropy of joint states, and the regularized upper incomplete gamma function (chi-square and gamma
+tails)."""
 
 from __future__ import annotations
 
@@ -9,9 +10,9 @@ import math
 import numpy as np
 from numba import njit
 
-from .numeric import KEY_RANK_LIMIT
+from .numeric import DENSE_COUNT_LIMIT, KEY_RANK_LIMIT
 
-__all__ = ["dense_rank", "joint_keys", "log_gamma_q", "gamma_q"]
+__all__ = ["dense_rank", "joint_keys", "joint_entropy", "entropy_of_keys", "log_gamma_q", "gamma_q"]
 
 _EPS = 1e-16
 _FPMIN = 1e-300
@@ -56,7 +57,8 @@ def joint_keys(codes: np.ndarray, cols: np.ndarray, cards: np.ndarray) -> tuple[
 
 @njit(cache=True)
 def log_gamma_q(a: float, x: float) -> float:
-    """log Q(a, x), the regularized upper incomplete gamma function: the series for P(a, x)
+    """log Q(a, x), the plug-in entropy of joint states, the
+regularized upper incomplete gamma function: the series for P(a, x)
     below x = a + 1, else the continued fraction for Q (modified Lentz; Numerical Recipes 6.2)."""
     if x <= 0.0:
         return 0.0
@@ -98,5 +100,47 @@ def log_gamma_q(a: float, x: float) -> float:
 
 @njit(cache=True)
 def gamma_q(a: float, x: float) -> float:
-    """Q(a, x), the regularized upper incomplete gamma function."""
+    """Q(a, x), the plug-in entropy of joint states, the
+regularized upper incomplete gamma function."""
     return math.exp(log_gamma_q(a, x))
+
+
+@njit(cache=True)
+def _sum_clogc_sorted(keys: np.ndarray) -> float:
+    srt = np.sort(keys)
+    acc = 0.0
+    run = 1
+    for t in range(1, srt.shape[0]):
+        if srt[t] == srt[t - 1]:
+            run += 1
+        else:
+            acc += run * np.log(run)
+            run = 1
+    acc += run * np.log(run)
+    return acc
+
+
+@njit(cache=True)
+def entropy_of_keys(keys: np.ndarray, total: int) -> float:
+    """Plug-in entropy (nats) of the empirical distribution of *keys*."""
+    n = keys.shape[0]
+    if total <= DENSE_COUNT_LIMIT:
+        counts = np.zeros(total, np.int64)
+        for t in range(n):
+            counts[keys[t]] += 1
+        acc = 0.0
+        for c in counts:
+            if c > 0:
+                acc += c * np.log(c)
+    else:
+        acc = _sum_clogc_sorted(keys)
+    return np.log(n) - acc / n
+
+
+@njit(cache=True)
+def joint_entropy(codes: np.ndarray, cols: np.ndarray, cards: np.ndarray) -> float:
+    """Plug-in joint entropy (nats) of the columns *cols* of the code matrix."""
+    if cols.shape[0] == 0:
+        return 0.0
+    keys, total = joint_keys(codes, cols, cards)
+    return entropy_of_keys(keys, total)

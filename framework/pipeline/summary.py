@@ -36,6 +36,8 @@ def describe_output(out: Any, max_items: int = 12) -> str:
         edges = sorted(f"{out.label(i)} -> {out.label(j)}" for i, j in out.directed)
         edges += sorted(" - ".join(sorted(out.label(i) for i in e)) for e in out.undirected)
         edges += sorted(" <-> ".join(sorted(out.label(i) for i in e)) for e in out.bidirected)
+        edges += sorted(f"{out.label(i)} o-> {out.label(j)}" for i, j in out.partially_directed)
+        edges += sorted(" o-o ".join(sorted(out.label(i) for i in e)) for e in out.nondirected)
         clusters = [c for c in out.clusters if len(c) > 1]
         head = f"clusters {'; '.join(sorted(','.join(sorted(c)) for c in clusters))}; " if clusters else ""
         if out.undirected:

@@ -7,10 +7,10 @@ from framework import hookimpl
 def macrocause_register_plugins(register):
     from .evaluate import DependenceCarried, ScoreGap
     from .exhaustive import CICExhaustive
-    from .scorers import BIC, CIC
-    from .search import CICGreedy, GreedyDAG
+    from .scorers import CIC
+    from .search import CICGreedy
 
-    for cls in (CIC, BIC, CICGreedy, GreedyDAG, CICExhaustive, DependenceCarried, ScoreGap):
+    for cls in (CIC, CICGreedy, CICExhaustive, DependenceCarried, ScoreGap):
         register(cls)
 
 

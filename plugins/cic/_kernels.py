@@ -1,4 +1,5 @@
-"""Numba kernels of the CIC plugin: plug-in entropies from counts, log Stirling numbers."""
+"""Numba kernels of the CIC plugin: log Stirling numbers, block sums, kNN counts, pairwise MI (the plug-in
+entropy kernels are shared, in :mod:`framework.numeric_kernels`)."""
 
 from __future__ import annotations
 
@@ -7,49 +8,7 @@ from functools import lru_cache
 import numpy as np
 from numba import njit
 
-from framework.numeric import DENSE_COUNT_LIMIT
-from framework.numeric_kernels import joint_keys
-
-
-@njit(cache=True)
-def _sum_clogc_sorted(keys: np.ndarray) -> float:
-    srt = np.sort(keys)
-    acc = 0.0
-    run = 1
-    for t in range(1, srt.shape[0]):
-        if srt[t] == srt[t - 1]:
-            run += 1
-        else:
-            acc += run * np.log(run)
-            run = 1
-    acc += run * np.log(run)
-    return acc
-
-
-@njit(cache=True)
-def entropy_of_keys(keys: np.ndarray, total: int) -> float:
-    """Plug-in entropy (nats) of the empirical distribution of *keys*."""
-    n = keys.shape[0]
-    if total <= DENSE_COUNT_LIMIT:
-        counts = np.zeros(total, np.int64)
-        for t in range(n):
-            counts[keys[t]] += 1
-        acc = 0.0
-        for c in counts:
-            if c > 0:
-                acc += c * np.log(c)
-    else:
-        acc = _sum_clogc_sorted(keys)
-    return np.log(n) - acc / n
-
-
-@njit(cache=True)
-def joint_entropy(codes: np.ndarray, cols: np.ndarray, cards: np.ndarray) -> float:
-    """Plug-in joint entropy (nats) of the columns *cols* of the code matrix."""
-    if cols.shape[0] == 0:
-        return 0.0
-    keys, total = joint_keys(codes, cols, cards)
-    return entropy_of_keys(keys, total)
+from framework.numeric_kernels import joint_entropy
 
 
 @njit(cache=True)

@@ -11,9 +11,10 @@ from pydantic import Field
 
 from framework import CausalGraph, Dataset, Params, Partition, Scorer, Searcher
 from framework.errors import DataValidationError
+from framework.score_engine import engine_for
 
 from .scorers import PAPER
-from .search import engine_for, to_graph
+from .search import to_graph
 
 MAX_CLUSTERINGS = 200_000
 MAX_DAG_NODES = 5  # 29,281 DAGs on 5 nodes; 3.8 million on 6

@@ -1,41 +1,21 @@
-"""The ``cic`` and ``bic`` scorers over cluster graphs."""
+"""The ``cic`` scorer over cluster graphs."""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import Field, model_validator
 
-from framework import CausalGraph, Dataset, DecomposableScorer, Params
+from framework import CausalGraph, Dataset, Params
 from framework.errors import DataValidationError
+from framework.score_engine import EngineScorer
 
 PAPER = "Niu, Li, Li. Learning Cluster Causal Diagrams: An Information-Theoretic Approach. IJCAI 2022"
 
 
-class EngineScorer(DecomposableScorer):
-    """A decomposable scorer backed by an index-based engine (:mod:`.engine`), one cached engine
-    per dataset (the last one seen); the searches use the engine directly."""
-
-    def engine(self, data: Dataset) -> Any:
-        """The cached score engine of this scorer for *data* (built on first use)."""
-        cached = getattr(self, "_engine_cache", None)
-        if cached is not None and cached[0] is data:
-            return cached[1]
-        eng = self._build_engine(data)
-        self._engine_cache = (data, eng)
-        return eng
-
-    def _build_engine(self, data: Dataset) -> Any:
-        raise NotImplementedError
-
-    def _indices(self, data: Dataset, cluster: frozenset[str], parents: list[frozenset[str]]):
-        C = tuple(sorted(data.index(v) for v in cluster))
-        P = tuple(sorted({data.index(v) for p in parents for v in p}))
-        if not C:
-            raise DataValidationError(f"{self.name}: a cluster must hold at least one variable.")
-        if set(C) & set(P):
-            raise DataValidationError(f"{self.name}: a cluster cannot be its own parent ({sorted(cluster)}).")
-        return C, P
+class FamilyScorer(EngineScorer):
+    """An engine scorer whose family score may model a cluster given its parent clusters as
+    groups (``family_score`` of :mod:`._ils`), not only given the union of their variables."""
 
     def _family(self, data: Dataset, cluster, parents) -> float:
         from ._ils import family_score
@@ -104,7 +84,7 @@ class CICParams(Params):
         return self.criterion
 
 
-class CIC(EngineScorer):
+class CIC(FamilyScorer):
     """Clustering Information Criterion: fit of a cluster DAG by information measures, MDL-penalised.
 
     ``Score = f1 g(G_C) - (log N / 2) C(G_C)`` with ``f1 = N`` by default (``fit_factor="2N"``:
@@ -167,40 +147,3 @@ class CIC(EngineScorer):
         return CICEngine(data.X, discrete=not self.uses_knn(data), k=p.k, alphabet=p.alphabet,
                          knn="kl" if self.estimator_for(data) == "kl" else "ksg",
                          f1=1.0 if p.fit_factor == "N" else 2.0)
-
-
-class BICParams(Params):
-    kind: Literal["auto", "discrete", "gaussian"] = Field(
-        "auto", description="Likelihood: multinomial, linear Gaussian, or auto (discrete when "
-        "every column is discrete, else Gaussian)."
-    )
-
-
-class BIC(EngineScorer):
-    """Bayesian Information Criterion (discrete or linear Gaussian) of a DAG or cluster DAG.
-
-    For a cluster node, the local score is the sum over its variables of each
-    variable's BIC given all variables of the parent clusters. The formulas match
-    pgmpy 1.1's ``BIC`` (``-N H(X|P) - (log N/2)(s_X - 1) prod s_P``, observed
-    alphabets) and ``BICGauss`` (``-N/2 (log(2 pi RSS/N) + 1) - (|P| + 2)/2 log N``).
-
-    References
-    ----------
-    Schwarz. Estimating the dimension of a model. Annals of Statistics 6(2), 1978.
-    """
-
-    name = "bic"
-    Params = BICParams
-    paper = "Schwarz, Annals of Statistics 1978"
-
-    def is_discrete(self, data: Dataset) -> bool:
-        kind = self.params.kind
-        return kind == "discrete" or (kind == "auto" and data.is_discrete)
-
-    def check_data(self, data: Dataset) -> None:
-        data.check(self.name, min_samples=3)
-
-    def _build_engine(self, data: Dataset):
-        from .engine import BICEngine
-
-        return BICEngine(data.X, discrete=self.is_discrete(data))

@@ -1,4 +1,4 @@
-"""The ``cic_greedy`` cluster-DAG search (Algorithms 1-2) and the ``greedy_dag`` single-variable hill climb."""
+"""The ``cic_greedy`` cluster-DAG search (Algorithms 1-2)."""
 
 from __future__ import annotations
 
@@ -7,24 +7,12 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import Field, model_validator
 
-from framework import CausalGraph, Dataset, DecomposableScorer, Params, Partition, Scorer, Searcher
+from framework import CausalGraph, Dataset, Params, Partition, Scorer, Searcher
 from framework.errors import DataValidationError
-from framework.memory import MemoryEstimate
 from framework.roles import Example
+from framework.score_engine import engine_for
 
-from .scorers import PAPER, EngineScorer
-
-
-def engine_for(scorer: Scorer, data: Dataset):
-    """The cached engine of our scorers, or a generic adapter around any other DecomposableScorer."""
-    if isinstance(scorer, EngineScorer):
-        return scorer.engine(data)
-    if not isinstance(scorer, DecomposableScorer):
-        raise DataValidationError(
-            f"the search needs a decomposable scorer (a DecomposableScorer); {scorer.name} is not.")
-    from .engine import GenericEngine
-
-    return GenericEngine(scorer, data)
+from .scorers import PAPER
 
 
 def to_graph(names: tuple[str, ...], clusters, adj: np.ndarray) -> CausalGraph:
@@ -234,101 +222,6 @@ class CICGreedy(Searcher):
             "restart_scores": [r[1] for r in results],
             "best_restart": best[0],
         }
-
-    def _search(self, data: Dataset, scorer: Scorer | None, init: Partition | CausalGraph | None) -> CausalGraph:
-        return self.run(data, scorer, init)["graph"]
-
-
-class GreedyDAGParams(Params):
-    max_steps: int = Field(10_000, ge=1, description="Most moves of each climb.")
-    tabu_length: int = Field(
-        100, ge=0, description="The last tabu_length moves cannot be undone (pgmpy HillClimbSearch's tabu list; "
-        "0 = plain hill climbing)."
-    )
-    patience: int = Field(
-        20, ge=0, description="Tabu search: keep taking the best allowed move, even a worsening one, until this "
-        "many moves in a row did not improve the best graph (bnlearn's max.tabu); 0 = stop at a local optimum. "
-        "Default 20 (with restarts=10): chosen on tuning seeds (benchmarks/baselines/tune_greedy_dag.yaml)."
-    )
-    restarts: int = Field(
-        10, ge=0, description="Further climbs from the same start with ties between equally good moves broken at "
-        "random (e.g. the two orientations of an edge under a score-equivalent score); the best graph wins. "
-        "patience=0, restarts=0 is pgmpy's HillClimbSearch."
-    )
-    seed: int = Field(0, description="Seed of the random tie-breaking of the restarts.")
-
-
-class GreedyDAG(Searcher):
-    """Hill climbing over single-variable DAGs (add / delete / reverse one edge) with any decomposable scorer.
-
-    Best-improvement moves from the empty graph (or from ``init``, a singleton
-    CausalGraph). With ``tabu_length = 100`` (the default), ``patience = 0`` and
-    ``restarts = 0`` this is pgmpy 1.1's HillClimbSearch: the last 100 moves cannot
-    be undone and the climb stops when no allowed move improves the score. ``patience > 0`` turns it
-    into a tabu search that walks on through worsening moves and returns the best
-    graph seen (never worse than the climb's local optimum). ``restarts`` climbs
-    again from the same start with ties between equally good moves broken at random:
-    under a score-equivalent score such as BIC the orientation of an edge first
-    added is a tie, and early orientations decide which local optimum is reached.
-    The best graph wins, so the result is never worse than the first (deterministic)
-    climb. Local scores are cached and only the changed nodes' move gains are
-    recomputed after each step. The defaults ``patience = 20, restarts = 10``
-    were chosen on tuning seeds against causal-learn's GES (docs: Baselines).
-
-    References
-    ----------
-    Heckerman, Geiger, Chickering. Learning Bayesian networks: the combination of
-    knowledge and statistical data. Machine Learning 20(3), 1995.
-    Glover. Tabu search - part I. ORSA Journal on Computing 1(3), 1989.
-    """
-
-    name = "greedy_dag"
-    scale_invariant = "column"
-    Params = GreedyDAGParams
-    paper = "Heckerman, Geiger, Chickering, Machine Learning 1995"
-    uses_scorer = True
-    init_accepts = ("graph",)
-    default_scorer = "bic"
-
-    def sample_minimum(self, data: Dataset) -> int:
-        """d + 1 unless every variable is discrete: a Gaussian family with up to d - 1 parents fits
-        d coefficients and a variance (greedy_dag has no parent limit)."""
-        return 2 if data.is_discrete else data.n_variables + 1
-
-    def memory_estimate(self, data: Dataset) -> MemoryEstimate:
-        """About 2 kB d^2: move-gain tables and the local-score cache (measured at d = 60, 80, 120)."""
-        d = data.n_variables
-        return MemoryEstimate(2000.0 * d * d, "about 2,000 d^2 bytes", "use pc, or fewer variables")
-
-    def run(self, data: Dataset, scorer: Scorer, init: CausalGraph | None = None) -> dict[str, Any]:
-        """The search with its trace: ``graph``, ``score`` and ``climb_scores`` (first climb, then each restart)."""
-        from tqdm.auto import tqdm
-
-        from ._climb import climb_edges
-
-        if isinstance(init, Partition):  # run() is public: search() checks this through init_accepts
-            raise DataValidationError("greedy_dag climbs over single variables; init must be a CausalGraph.")
-        p = self.params
-        eng = engine_for(scorer, data)
-        d = data.n_variables
-        clusters = [(i,) for i in range(d)]
-        adj = np.zeros((d, d), dtype=bool)
-        if init is not None:
-            if not init.is_singleton:
-                raise DataValidationError("greedy_dag: init must be a graph of single variables.")
-            names = list(data.names)
-            for a, b in init.directed:
-                adj[names.index(init.label(a)), names.index(init.label(b))] = True
-        start = adj
-        adj, score = climb_edges(eng, clusters, start, p.max_steps, p.tabu_length, p.patience)
-        scores = [score]
-        rng = np.random.default_rng(p.seed)
-        for _ in tqdm(range(p.restarts), desc="greedy_dag restarts", disable=None if p.restarts > 1 else True):
-            cand, s = climb_edges(eng, clusters, start, p.max_steps, p.tabu_length, p.patience, rng)
-            scores.append(s)
-            if s > score:
-                adj, score = cand, s
-        return {"graph": to_graph(data.names, clusters, adj), "score": score, "climb_scores": scores}
 
     def _search(self, data: Dataset, scorer: Scorer | None, init: Partition | CausalGraph | None) -> CausalGraph:
         return self.run(data, scorer, init)["graph"]

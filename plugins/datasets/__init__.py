@@ -1,4 +1,5 @@
-"""Built-in data sources: the Sachs data, a linear-Gaussian and a discrete-BN simulator, a CSV loader."""
+"""Built-in data sources: the Sachs data, the bnlearn networks, a linear-Gaussian and a discrete-BN simulator,
+a CSV loader."""
 
 from framework import hookimpl
 
@@ -6,8 +7,9 @@ from framework import hookimpl
 @hookimpl
 def macrocause_register_data_sources(register):
     from .loaders import CSVSource
+    from .networks import BNLearn
     from .sachs import Sachs
     from .simulate import DiscreteBN, LinearGaussian
 
-    for cls in (Sachs, LinearGaussian, DiscreteBN, CSVSource):
+    for cls in (Sachs, BNLearn, LinearGaussian, DiscreteBN, CSVSource):
         register(cls)

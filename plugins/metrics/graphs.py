@@ -1,8 +1,9 @@
 """Graph metrics as evaluators: structural Hamming distance and edge F1.
 
 Both compare *marks*: for every unordered pair of nodes, a graph has no edge,
-``a -> b``, ``b -> a``, ``a - b`` (undirected) or ``a <-> b`` (bidirected). They work on DAGs, CPDAGs
-and cluster DAGs, at two levels:
+``a -> b``, ``b -> a``, ``a - b`` (undirected) or ``a <-> b`` (bidirected), and in a PAG (FCI's
+output) ``a o-> b`` or ``a o-o b``: two graphs agree on a pair only when both endpoint marks agree.
+They work on DAGs, CPDAGs, PAGs and cluster DAGs, at two levels:
 
 - ``level="variables"``: both graphs are expanded to variable graphs
   (:meth:`CausalGraph.expand`: an edge between clusters becomes an edge between
@@ -24,7 +25,7 @@ from pydantic import Field
 from framework import CausalGraph, Dataset, Evaluation, Evaluator, Params
 from framework.errors import DataValidationError
 
-Mark = tuple  # (a, b) for a -> b, ("-",) for undirected, ("<->",) for bidirected
+Mark = tuple  # (a, b) for a -> b, ("-",) undirected, ("<->",) bidirected, ("o->", a, b) a o-> b, ("o-o",)
 
 
 def edge_marks(graph: CausalGraph, level: str, keep: set[str]) -> dict[frozenset, Mark]:
@@ -44,7 +45,10 @@ def edge_marks(graph: CausalGraph, level: str, keep: set[str]) -> dict[frozenset
     for i, j in g.directed:
         if ok[i] and ok[j]:
             marks[frozenset((key[i], key[j]))] = (key[i], key[j])
-    for edges, mark in ((g.undirected, ("-",)), (g.bidirected, ("<->",))):
+    for i, j in g.partially_directed:
+        if ok[i] and ok[j]:
+            marks[frozenset((key[i], key[j]))] = ("o->", key[i], key[j])
+    for edges, mark in ((g.undirected, ("-",)), (g.bidirected, ("<->",)), (g.nondirected, ("o-o",))):
         for e in edges:
             i, j = tuple(e)
             if ok[i] and ok[j]:

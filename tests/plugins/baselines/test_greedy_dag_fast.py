@@ -9,9 +9,11 @@ import sys
 import numpy as np
 import pytest
 
+from framework import dag_climb as _climb
 from framework import registry
-from plugins.cic import _climb, engine
-from plugins.cic.engine import BICEngine, DiscreteEntropies, NumpyEntropies
+from framework.entropy import DiscreteEntropies, NumpyEntropies
+from plugins.baselines import bic as engine
+from plugins.baselines.bic import BICEngine
 
 
 def floyd_warshall_closure(adj):
@@ -56,7 +58,7 @@ def test_squaring_closure_equals_floyd_warshall():
 @pytest.mark.parametrize("seed", [0, 1])
 def test_greedy_dag_discrete_result_equals_the_old_implementation(seed, monkeypatch):
     ds = registry.load_data("discrete_bn", n_variables=8, n_samples=600, edge_prob=0.3, seed=seed)
-    new = registry.create("greedy_dag", restarts=3).run(ds, registry.create("bic"))
+    new = registry.create("greedy_dag", restarts=3, stale=0).run(ds, registry.create("bic"))
 
     class OldBIC(BICEngine):
         def __init__(self, X, discrete):
@@ -65,7 +67,7 @@ def test_greedy_dag_discrete_result_equals_the_old_implementation(seed, monkeypa
 
     monkeypatch.setattr(engine, "BICEngine", OldBIC)
     monkeypatch.setattr(_climb, "closure", floyd_warshall_closure)
-    old = registry.create("greedy_dag", restarts=3).run(ds, registry.create("bic"))
+    old = registry.create("greedy_dag", restarts=3, stale=0).run(ds, registry.create("bic"))
     assert new["climb_scores"] == old["climb_scores"]
     assert new["graph"].directed == old["graph"].directed
 

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 from framework import Dataset, registry
+from framework.entropy import DiscreteEntropies
 from plugins.cic import _climb
 from plugins.cic._kernels import (
     block_sum,
@@ -13,7 +14,7 @@ from plugins.cic._kernels import (
     pairwise_mi_matrix,
 )
 from plugins.cic._knn import knn_mutual_information, knn_pairwise_mi
-from plugins.cic.engine import CICEngine, DiscreteEntropies, prepare_continuous
+from plugins.cic.engine import CICEngine, prepare_continuous
 from plugins.cic.simulate import scenario
 
 

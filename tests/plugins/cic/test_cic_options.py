@@ -7,14 +7,9 @@ import numpy as np
 import pytest
 
 from framework import Dataset, registry
+from framework.dag_climb import climb_edges, is_acyclic
 from framework.errors import ConfigError, DataValidationError
-from plugins.cic._climb import (
-    climb_edges,
-    is_acyclic,
-    m_probabilities,
-    sample_clustering,
-    uniform_partition,
-)
+from plugins.cic._climb import m_probabilities, sample_clustering, uniform_partition
 from plugins.cic.engine import CICEngine, rank_transform
 from plugins.cic.simulate import scenario
 
@@ -102,7 +97,7 @@ def test_plain_climb_ends_in_a_local_optimum():
     eng = registry.create("bic").engine(ds)
     cl = [(i,) for i in range(ds.n_variables)]
     adj, score = climb_edges(eng, cl, np.zeros((7, 7), bool), 1000)
-    from plugins.cic._climb import total_score
+    from framework.dag_climb import total_score
 
     assert score == pytest.approx(total_score(eng, cl, adj))
     for new in _neighbours(adj):
@@ -114,15 +109,15 @@ def test_plain_climb_ends_in_a_local_optimum():
 def test_tabu_search_and_restarts_never_worse_than_plain_hill_climb(seed):
     ds = _gaussian(seed)
     bic = registry.create("bic")
-    plain = registry.create("greedy_dag", tabu_length=0, patience=0, restarts=0).run(ds, bic)
-    tabu = registry.create("greedy_dag", tabu_length=10, patience=0, restarts=0).run(ds, bic)
-    walk = registry.create("greedy_dag", tabu_length=10, patience=15, restarts=0).run(ds, bic)
-    multi = registry.create("greedy_dag", tabu_length=10, patience=15, restarts=4, seed=seed).run(ds, bic)
+    plain = registry.create("greedy_dag", tabu_length=0, patience=0, restarts=0, stale=0).run(ds, bic)
+    tabu = registry.create("greedy_dag", tabu_length=10, patience=0, restarts=0, stale=0).run(ds, bic)
+    walk = registry.create("greedy_dag", tabu_length=10, patience=15, restarts=0, stale=0).run(ds, bic)
+    multi = registry.create("greedy_dag", tabu_length=10, patience=15, restarts=4, stale=0, seed=seed).run(ds, bic)
     assert walk["score"] >= tabu["score"] - 1e-9  # the walk starts at the tabu climb's optimum
     assert multi["score"] == max(multi["climb_scores"]) and multi["climb_scores"][0] == walk["score"]
     assert multi["score"] >= plain["score"] - 1e-9
     assert multi["score"] == pytest.approx(bic.score(ds, multi["graph"]))
-    again = registry.create("greedy_dag", tabu_length=10, patience=15, restarts=4, seed=seed).run(ds, bic)
+    again = registry.create("greedy_dag", tabu_length=10, patience=15, restarts=4, stale=0, seed=seed).run(ds, bic)
     assert again["graph"] == multi["graph"]
 
 

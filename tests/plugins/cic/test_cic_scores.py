@@ -6,9 +6,11 @@ import numpy as np
 import pytest
 
 from framework import CausalGraph, Dataset, registry
+from framework.entropy import encode_columns
 from framework.errors import DataValidationError
-from plugins.cic._kernels import joint_entropy, log_stirling2_row
-from plugins.cic.engine import CICEngine, encode_columns
+from framework.numeric_kernels import joint_entropy
+from plugins.cic._kernels import log_stirling2_row
+from plugins.cic.engine import CICEngine
 
 # x0, x1, x2 over 4 samples
 TABLE = np.array([[0, 0, 1], [0, 1, 1], [1, 1, 0], [1, 1, 1]])

@@ -4,14 +4,8 @@ import numpy as np
 import pytest
 
 from framework import CausalGraph, Partition, registry
-from plugins.cic._climb import (
-    climb_edges,
-    cluster_neighbours,
-    is_acyclic,
-    parent_vars,
-    sample_clustering,
-    sample_edges,
-)
+from framework.dag_climb import climb_edges, is_acyclic, parent_vars
+from plugins.cic._climb import cluster_neighbours, sample_clustering, sample_edges
 from plugins.cic.search import to_graph
 from plugins.cic.simulate import random_cluster_dag, scenario, xor_example
 
