@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._climb import bool_product, closure, is_acyclic, sample_clustering, sample_edges
+from framework.dag_climb import bool_product, closure, is_acyclic
+
+from ._climb import sample_clustering, sample_edges
 
 Idx = tuple[int, ...]
 TOL = 1e-9
