@@ -55,6 +55,7 @@ class StepRecord:
     on: str | None = None
     method: str | None = None
     output: str | None = None
+    meanings: dict[str, dict[str, Any]] = field(default_factory=dict)  # an evaluator's Metric per value
 
     @property
     def params_hash(self) -> str:
@@ -107,6 +108,8 @@ class RunContext:
         rec.cpu_s = time.process_time() - cpu0
         if isinstance(out, Evaluation):
             rec.metrics = dict(out.metrics)
+            declared = {k: plugin.meaning(k) for k in rec.metrics} if isinstance(plugin, Evaluator) else {}
+            rec.meanings = {k: m.to_dict() for k, m in declared.items() if m is not None}
         else:
             rec.metrics, rec.output = output_metrics(out), describe_output(out)
         self.records.append(rec)

@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from framework import CausalGraph, Dataset, Evaluation, Evaluator, Params, Searcher, registry
+from framework import CausalGraph, Dataset, Evaluation, Evaluator, Metric, Params, Searcher, registry
 from framework.errors import DataValidationError
 
 
@@ -119,6 +119,7 @@ class BICScore(Evaluator):
     """
 
     name = "bic_score"
+    declares = {"bic_score": Metric.higher(), "n_edges": Metric.descriptive(0)}
     accepts = ("graph",)
     scale_invariant = "column"
     Params = BICScoreParams
