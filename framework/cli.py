@@ -228,8 +228,9 @@ def compare(grid: Path, store_path: str, executor: str, address: str | None, n_j
 @click.option("--metrics", default=None, metavar="A,B",
               help="Metrics to report (default: the evaluators' values and time); timings: time, cpu, "
                    "memory, and time@E, cpu@E, memory@E of evaluator E.")
-@click.option("--baselines", default=",".join(("pc", "hill_climb")), show_default=True, metavar="A,B",
-              help="Plugins the paired tests compare every method with.")
+@click.option("--baselines", default=None, metavar="A,B",
+              help="Plugins (or methods) the paired tests compare every method with (default: the plugins "
+                   "that declare themselves baselines).")
 @click.option("--peer", default=None, metavar="METHOD",
               help="Add each timing relative to this method (or evaluator E, with time@E in --metrics).")
 @click.option("--growth", default=None, metavar="PARAM",
@@ -246,11 +247,11 @@ def compare(grid: Path, store_path: str, executor: str, address: str | None, n_j
               help="Metrics whose sum (each signed: larger is better) ranks the settings (default: the "
                    "reported metrics but timings).")
 def report(store_path: str, out_dir: Path | None, grid_name: str | None, metrics: str | None,
-           baselines: str, peer: str | None, growth: str | None, correlate: str | None,
+           baselines: str | None, peer: str | None, growth: str | None, correlate: str | None,
            select_among: str | None, select_by: str | None) -> None:
     """Tables (methods x datasets per metric, mean ± sd over seeds), ranks and paired tests.
 
-    With --out: also report.html (self-contained), CSV files and one PNG per metric.
+    With --out: also report.html (linking its figures), CSV files and one PNG per metric.
 
     \b
     Examples:
@@ -258,17 +259,17 @@ def report(store_path: str, out_dir: Path | None, grid_name: str | None, metrics
       macrocause report --metrics ari,time,cpu --peer dbscan --growth n_samples --select-among cafe_dbscan
     """
     from .atomic import atomic_folder
-    from .report import build_report, to_markdown, write_report
+    from .report import build_report, markdown, write_report
     from .store import ResultStore
 
     if not Path(store_path).is_file():
         raise MacrocauseError(f"No results store at {store_path}; run `macrocause run` or `compare` first.")
     with ResultStore(store_path) as store:
         shown, keys = _grid_runs(store, grid_name)
-        opts = {"baselines": _names(baselines), "metrics": _names(metrics) if metrics else None,
+        opts = {"baselines": _names(baselines) if baselines else None, "metrics": _names(metrics) if metrics else None,
                 "peer": peer, "correlate": correlate, "select_among": select_among,
                 "select_by": _names(select_by) if select_by else None}
-        click.echo(to_markdown(build_report(store.results(shown, keys), shown, growth_param=growth, **opts)))
+        click.echo(markdown(build_report(store.results(shown, keys), shown, growth=growth, **opts)))
         if out_dir is not None:
             with atomic_folder(out_dir) as tmp:
                 files = write_report(store, tmp, grid=shown, growth=growth, keys=keys, **opts)

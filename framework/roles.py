@@ -89,6 +89,7 @@ class Plugin(ABC):
     role: ClassVar[Role]
     Params: ClassVar[type[Params]] = Params
     paper: ClassVar[str | None] = None
+    baseline: ClassVar[bool] = False  # a reference the report's paired tests compare every method with
     scale_invariant: ClassVar[ScaleInvariance] = None
 
     def __init__(self, **params: Any) -> None:

@@ -56,6 +56,7 @@ class StepRecord:
     method: str | None = None
     output: str | None = None
     meanings: dict[str, dict[str, Any]] = field(default_factory=dict)  # an evaluator's Metric per value
+    baseline: bool = False  # the plugin declares itself a baseline
 
     @property
     def params_hash(self) -> str:
@@ -95,7 +96,7 @@ class RunContext:
 
     def call(self, step: Any, plugin: Plugin, fn: Callable[[], Any], **extra: Any) -> Any:
         """Run *fn*, recording its time, start-up time, peak memory and output (or failure)."""
-        rec = StepRecord(step.key, step.kind, plugin.name, plugin.get_params(), **extra)
+        rec = StepRecord(step.key, step.kind, plugin.name, plugin.get_params(), baseline=plugin.baseline, **extra)
         cpu0 = time.process_time()
         try:
             with startup_clock() as clock, measure() as m:

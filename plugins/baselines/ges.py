@@ -6,8 +6,9 @@ from typing import Literal
 
 from pydantic import Field
 
-from framework import CausalGraph, Dataset, Evaluation, Evaluator, Metric, Params, Searcher, registry
+from framework import CausalGraph, Dataset, Evaluation, Evaluator, Params, Searcher, registry
 from framework.errors import DataValidationError
+from framework.evaluation import Metric
 
 
 class GESParams(Params):

@@ -16,8 +16,9 @@ from framework.store import ResultStore
 
 def report_table(rows):
     """The report's cells (metric, data, method, mean, n), time aside."""
+    cells = build_report(rows).cells
     return [{"data": c.data, "method": c.method, "metric": c.metric, "mean": c.mean, "n": c.n}
-            for sec in build_report(rows).sections if sec.info.name != "time" for c in sec.cells]
+            for c in cells[cells.metric != "time"].itertuples()]
 
 
 PIPE = """
