@@ -73,6 +73,9 @@ def summary(facts: Facts, methods: int, datasets: int) -> list[str]:
             ", ".join(facts.undeclared) + " (not declared by their evaluator)" if facts.undeclared else ""]
     if any(also):
         lines.append("Also in results.csv: " + "; ".join(filter(None, also)) + ".")
+    if facts.legacy:
+        lines.append(f"{facts.legacy} evaluator records were stored without the meaning of their values (an "
+                     "older macrocause): their installed evaluators' declarations are used.")
     if facts.undefined:
         lines.append(f"Undefined values (NaN, e.g. a reading that is not identifiable) left out of the "
                      f"tables, ranks and tests: {facts.undefined}; they are in results.csv.")

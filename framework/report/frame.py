@@ -74,6 +74,7 @@ class Facts:
     same_data: int = 0
     machine: dict[str, Any] = field(default_factory=dict)
     undefined: int = 0
+    legacy: int = 0  # evaluator records stored without declarations (read from the installed evaluator)
 
 
 def tidy(rows: Sequence[Mapping[str, Any]], grid: str | None = None,
@@ -101,6 +102,7 @@ def tidy(rows: Sequence[Mapping[str, Any]], grid: str | None = None,
     values: dict[tuple, tuple] = {}
     declared: dict[str, Metric] = {}
     evaluators: set[str] = set()
+    legacy = 0
     for r in kept:
         if r["kind"] != "evaluate" or r["status"] != "done":
             continue
@@ -108,7 +110,11 @@ def tidy(rows: Sequence[Mapping[str, Any]], grid: str | None = None,
         where = (r["pipeline"], r["data_label"] or "data", r["source"],
                  json.dumps(r["source_params"], sort_keys=True), r["seed"], r["on_step"], _params_id(step))
         evaluators.add(r["plugin"])
-        declared.update({k: Metric.from_dict(v) for k, v in ((r.get("extra") or {}).get("meanings") or {}).items()})
+        stored = (r.get("extra") or {}).get("meanings")
+        if stored is None:  # stored before the runner kept declarations: the installed evaluator's
+            legacy += 1
+            stored = _installed(r["plugin"], r["metrics"])
+        declared.update({k: Metric.from_dict(v) for k, v in stored.items()})
         for name, value in r["metrics"].items():
             who = (r["plugin"], _params_id(r)) if name == r["plugin"] else ("", "")
             _put(values, (*where, r["step"], *who, name), (r["created"], r, step, name, float(value)))
@@ -160,8 +166,22 @@ def tidy(rows: Sequence[Mapping[str, Any]], grid: str | None = None,
                   sum(len(v) - 1 for v in times.values()), [r for r in kept if r["status"] != "done"], grid,
                   next((r["versions"] for r in reversed(kept) if r.get("versions")), {}),
                   sorted(sets["descriptive"]), sorted(sets["undeclared"]), sorted(sets["unreported"]),
-                  sorted(sets["timings"], key=natural_key), same_data, _machine(kept), undefined)
+                  sorted(sets["timings"], key=natural_key), same_data, _machine(kept), undefined, legacy)
     return frame, facts
+
+
+def _installed(plugin: str, metrics: Mapping[str, float]) -> dict[str, dict]:
+    """What the registered evaluator *plugin* declares for *metrics* (no file is loaded; {} when
+    it is not registered)."""
+    from .. import registry
+
+    try:
+        cls = registry.get(plugin)
+    except Exception:  # not installed (or not an evaluator): its values stay undeclared
+        return {}
+    meaning_of = getattr(cls, "meaning", None)
+    found = {k: meaning_of(k) for k in metrics} if meaning_of else {}
+    return {k: m.to_dict() for k, m in found.items() if m is not None}
 
 
 def _machine(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:

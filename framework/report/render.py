@@ -19,8 +19,14 @@ _MD = {"&": "&amp;", "<": "&lt;", ">": "&gt;", "$": "&#36;", "~": "&#126;", "\n"
 
 
 def md_escape(text: object) -> str:
-    """*text* as inert markdown: no emphasis, link, code span, math, HTML or table cell break."""
-    return "".join(_MD.get(ch, "\\" + ch if ch in "\\`*_[]|" else ch) for ch in str(text))
+    """*text* as inert markdown: no emphasis, link, code span, math, HTML or table cell break
+    (an underscore inside a word, ``toy_agreement``, cannot emphasise and stays as it is)."""
+    text = str(text)
+    out = []
+    for i, ch in enumerate(text):
+        inner = ch == "_" and 0 < i < len(text) - 1 and text[i - 1].isalnum() and text[i + 1].isalnum()
+        out.append(_MD.get(ch, "\\" + ch if ch in "\\`*_[]|" and not inner else ch))
+    return "".join(out)
 
 
 def _md_table(t: Table) -> list[str]:

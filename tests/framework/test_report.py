@@ -39,8 +39,8 @@ def test_report_of_a_small_grid_writes_every_file(toys, toy_grid, tmp_path):
             ("toy_source[n=40]", "groups (toy_threshold)", "toy_agreement", 1.0, 2),
         }
         text = markdown(report)
-        assert "### toy\\_agreement (higher is better)" in text
-        assert "| groups (toy\\_threshold) | 1 ± 0 (n=2) | 1 ± 0 (n=2) |" in text
+        assert "### toy_agreement (higher is better)" in text
+        assert "| groups (toy_threshold) | 1 ± 0 (n=2) | 1 ± 0 (n=2) |" in text
         files = write_report(store, tmp_path / "out")
     names = {f.name for f in files}
     assert {"report.md", "report.html", "report.csv", "results.csv", "ranks.csv", "tests.csv",
@@ -293,3 +293,19 @@ def test_a_sweeps_pipelines_named_after_their_step_get_short_labels(plugin_regis
         col, _ = tidy(store.rows())
     assert sorted(col.method[col.metric == "ari"]) == [
         "cafe_auto (cafe_dbscan)", "cause_fs[alpha=1,k=3]", "cause_fs[alpha=2,k=3]", "p:q"]
+
+
+def test_labels_are_inert_in_markdown_html_and_figures(plugin_registry, tmp_path):
+    """A data label holding math, HTML, a pipe, a link and a newline is text everywhere: escaped in
+    report.md, autoescaped in report.html, drawn without mathtext (it raised on `$\\frac{x$`)."""
+    evil = "$\\frac{x$ <script>alert(1)</script> | [a](javascript:x) *b*\nc"
+    with ResultStore(tmp_path / "h.db") as store:
+        for seed in range(2):
+            _write(store, "pc", "pc", evil, seed, {"shd": 1 + seed})
+        write_report(store, tmp_path / "out")
+    md = (tmp_path / "out" / "report.md").read_text()
+    cell = "&#36;\\\\frac{x&#36; &lt;script&gt;alert(1)&lt;/script&gt; \\| \\[a\\](javascript:x) \\*b\\* c"
+    assert f"| method | {cell} |" in md and "<script>" not in md and "$" not in md
+    html = (tmp_path / "out" / "report.html").read_text()
+    assert "<script>" not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    assert 'href="javascript' not in html and (tmp_path / "out" / "shd.png").stat().st_size > 1000
