@@ -24,7 +24,7 @@ import pandas as pd
 
 from ..errors import MacrocauseError
 from ..evaluation import Metric
-from .frame import is_timing, natural_key
+from .frame import natural_key
 
 __all__ = ["cells", "ranks", "paired_tests", "holm", "ratios", "growth", "growth_exponent", "correlations",
            "selection", "MIN_PAIRS", "MIN_POINTS", "MEAN"]
@@ -327,6 +327,3 @@ def _best_of(means: pd.DataFrame, data: str, baselines: Sequence[str], metric: s
     found = [v for v in (means[metric].get((data, b), math.nan) for b in baselines) if not math.isnan(v)]
     return (max if m.direction == "higher" else min)(found, default=math.nan)
 
-
-def timings(metrics: Mapping[str, Metric]) -> list[str]:
-    return [m for m in metrics if is_timing(m)]
