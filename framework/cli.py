@@ -229,8 +229,8 @@ def compare(grid: Path, store_path: str, executor: str, address: str | None, n_j
               help="Metrics to report (default: the evaluators' values and time); timings: time, cpu, "
                    "memory, and time@E, cpu@E, memory@E of evaluator E.")
 @click.option("--baselines", default=None, metavar="A,B",
-              help="Plugins (or methods) the paired tests compare every method with (default: the plugins "
-                   "that declare themselves baselines).")
+              help="Plugins (or methods) the paired tests compare every method with (default: the grid "
+                   "file's baselines: with --grid FILE.yaml, else the plugins that declare themselves baselines).")
 @click.option("--peer", default=None, metavar="METHOD",
               help="Add each timing relative to this method (or evaluator E, with time@E in --metrics).")
 @click.option("--growth", default=None, metavar="PARAM",
@@ -265,8 +265,8 @@ def report(store_path: str, out_dir: Path | None, grid_name: str | None, metrics
     if not Path(store_path).is_file():
         raise MacrocauseError(f"No results store at {store_path}; run `macrocause run` or `compare` first.")
     with ResultStore(store_path) as store:
-        shown, keys = _grid_runs(store, grid_name)
-        opts = {"baselines": _names(baselines) if baselines else None, "metrics": _names(metrics) if metrics else None,
+        shown, keys, named = _grid_runs(store, grid_name)
+        opts = {"baselines": _names(baselines) if baselines else named, "metrics": _names(metrics) if metrics else None,
                 "peer": peer, "correlate": correlate, "select_among": select_among,
                 "select_by": _names(select_by) if select_by else None}
         click.echo(markdown(build_report(store.results(shown, keys), shown, growth=growth, **opts)))
@@ -276,12 +276,13 @@ def report(store_path: str, out_dir: Path | None, grid_name: str | None, metrics
             click.echo(f"Wrote {len(files)} files to {out_dir} (open report.html).", err=True)
 
 
-def _grid_runs(store, grid: str | None) -> tuple[str | None, set[str] | None]:
-    """The grid name to report and, when *grid* is a grid file, the run keys it names now."""
+def _grid_runs(store, grid: str | None) -> tuple[str | None, set[str] | None, list[str] | None]:
+    """The grid name to report and, when *grid* is a grid file, the run keys it names now and
+    the baselines it names (None when it names none)."""
     if grid is None or not grid.endswith((".yaml", ".yml")):
         shown = grid or (store.grids() or [None])[-1]
         click.echo(f"Grid {shown!r}." if shown else "Single runs (the store holds no grid).", err=True)
-        return shown, None
+        return shown, None, None
     from .compare import Grid
 
     spec, base = Grid.from_yaml(grid)
@@ -292,7 +293,7 @@ def _grid_runs(store, grid: str | None) -> tuple[str | None, set[str] | None]:
                               f"run `macrocause compare {grid} --store {store.path}` first.")
     click.echo(f"Grid {spec.name!r} as {grid} names it: {len(keys & stored)} of its {len(keys)} runs stored; "
                f"{len(stored - keys)} other stored runs of the grid left out.", err=True)
-    return spec.name, keys
+    return spec.name, keys, spec.baselines or None
 
 
 def _names(text: str) -> list[str]:

@@ -309,3 +309,24 @@ def test_labels_are_inert_in_markdown_html_and_figures(plugin_registry, tmp_path
     html = (tmp_path / "out" / "report.html").read_text()
     assert "<script>" not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html
     assert 'href="javascript' not in html and (tmp_path / "out" / "shd.png").stat().st_size > 1000
+
+
+def test_a_grid_file_names_its_baselines(toys, tmp_path):
+    from click.testing import CliRunner
+
+    from framework.cli import main
+
+    (tmp_path / "p.yaml").write_text(
+        "name: p\nsteps:\n  - {id: one, partition: toy_threshold}\n"
+        "  - {id: two, partition: toy_threshold, params: {column: 1}}\n"
+        "  - {evaluate: toy_agreement, on: one}\n  - {evaluate: toy_agreement, on: two}\n")
+    (tmp_path / "g.yaml").write_text("name: g\ndata: [{source: toy_source}]\npipelines: [p.yaml]\nseeds: 2\n"
+                                     "baselines: [two (toy_threshold)]\n")
+    grid, base = Grid.from_yaml(tmp_path / "g.yaml")
+    assert grid.baselines == ["two (toy_threshold)"]
+    with ResultStore(tmp_path / "r.db") as store:
+        compare(grid, store, base=base, progress=False)
+    res = CliRunner().invoke(main, ["report", "--store", str(tmp_path / "r.db"), "--grid", str(tmp_path / "g.yaml")])
+    assert res.exit_code == 0, res.output
+    assert "Paired tests against the baselines (two (toy_threshold);" in res.output
+    assert "| one (toy_threshold) | two (toy_threshold) | (data, seed) | 2 |" in res.output
