@@ -7,6 +7,7 @@ parsing is off (``text.parse_math``).
 
 from __future__ import annotations
 
+import functools
 import math
 import textwrap
 from collections.abc import Sequence
@@ -31,10 +32,21 @@ def _plt():
     import matplotlib
 
     matplotlib.use("Agg", force=False)
-    matplotlib.rcParams["text.parse_math"] = False
     import matplotlib.pyplot as plt
 
     return plt
+
+
+def _inert(draw):
+    """*draw* with mathtext parsing off: a label's ``$`` is text, not math."""
+    @functools.wraps(draw)
+    def wrapped(*args, **kwargs):
+        import matplotlib
+
+        with matplotlib.rc_context({"text.parse_math": False}):
+            return draw(*args, **kwargs)
+
+    return wrapped
 
 
 def label(name: str, m: Metric | None) -> str:
@@ -61,6 +73,7 @@ def limits(m: Metric, values, pad: float = 0.06) -> tuple[float, float]:
     return lo - pad * (hi - lo), hi + pad * (hi - lo)
 
 
+@_inert
 def plot_metric(values: pd.DataFrame, name: str, info: Metric, path: str | Path,
                 methods: Sequence[str] | None = None) -> Path:
     """Save the figure of one metric to *path* (PNG) and return the path.
@@ -159,6 +172,7 @@ def _log_axis(ax, values: np.ndarray) -> None:
     ax.yaxis.set_minor_formatter(plain if narrow else NullFormatter())
 
 
+@_inert
 def plot_growth(fits: pd.DataFrame, name: str, info: Metric, param: str, path: str | Path) -> Path:
     """Save a log-log figure of *fits* (the growth rows of one metric: median over seeds against
     *param*, a line per method and setting, its growth exponent in the legend) to *path* (PNG).
@@ -197,6 +211,7 @@ def plot_growth(fits: pd.DataFrame, name: str, info: Metric, param: str, path: s
     return path
 
 
+@_inert
 def plot_correlation(frame: pd.DataFrame, corr: pd.DataFrame, info: Metric | None, path: str | Path) -> Path:
     """Save the scatter facets of *corr* to *path* (PNG): per dataset, each correlated metric
     (a colour and marker) against the metric they are correlated with, one point per run,
@@ -238,6 +253,7 @@ def plot_correlation(frame: pd.DataFrame, corr: pd.DataFrame, info: Metric | Non
     return path
 
 
+@_inert
 def plot_selection(choices: pd.DataFrame, among: str, default: str, path: str | Path) -> Path:
     """Save the leave-one-dataset-out figure of *choices* (:func:`~framework.report.analyses.selection`)
     to *path* (PNG): per held-out dataset and metric, the gap of the setting chosen on the other
