@@ -259,7 +259,7 @@ def report(store_path: str, out_dir: Path | None, grid_name: str | None, metrics
       macrocause report --metrics ari,time,cpu --peer dbscan --growth n_samples --select-among cafe_dbscan
     """
     from .atomic import atomic_folder
-    from .report import build_report, markdown, write_report
+    from .report import build_report, markdown, write_files
     from .store import ResultStore
 
     if not Path(store_path).is_file():
@@ -269,10 +269,11 @@ def report(store_path: str, out_dir: Path | None, grid_name: str | None, metrics
         opts = {"baselines": _names(baselines) if baselines else named, "metrics": _names(metrics) if metrics else None,
                 "peer": peer, "correlate": correlate, "select_among": select_among,
                 "select_by": _names(select_by) if select_by else None}
-        click.echo(markdown(build_report(store.results(shown, keys), shown, growth=growth, **opts)))
+        rep = build_report(store.results(shown, keys), shown, growth=growth, **opts)
+        click.echo(markdown(rep))
         if out_dir is not None:
             with atomic_folder(out_dir) as tmp:
-                files = write_report(store, tmp, grid=shown, growth=growth, keys=keys, **opts)
+                files = write_files(rep, tmp)
             click.echo(f"Wrote {len(files)} files to {out_dir} (open report.html).", err=True)
 
 

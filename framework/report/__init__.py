@@ -7,6 +7,14 @@ document that :mod:`~framework.report.render` writes as markdown and HTML.
 ``write_report(store, out)`` does it all; :func:`report_frames` gives the tables in Python.
 """
 
-from .write import Report, build_report, markdown, report_document, report_frames, write_report
+from .write import (
+    Report,
+    build_report,
+    markdown,
+    report_document,
+    report_frames,
+    write_files,
+    write_report,
+)
 
-__all__ = ["write_report", "report_frames", "build_report", "report_document", "markdown", "Report"]
+__all__ = ["write_report", "write_files", "report_frames", "build_report", "report_document", "markdown", "Report"]

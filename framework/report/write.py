@@ -16,7 +16,7 @@ from .document import Document, document
 from .frame import Facts, is_timing, meaning, natural_key, tidy
 from .render import to_html, to_markdown
 
-__all__ = ["Report", "build_report", "report_document", "write_report", "report_frames", "markdown"]
+__all__ = ["Report", "build_report", "report_document", "write_report", "write_files", "report_frames", "markdown"]
 
 
 @dataclass
@@ -118,11 +118,15 @@ def write_report(store, out: str | Path, grid: str | None = None, *, keys: Itera
     ``selection.csv`` with ``selection.png``. With *keys*, only those runs (store keys);
     *options* are those of :func:`build_report`.
     """
+    return write_files(build_report(store.results(grid, keys), grid, **options), out)
+
+
+def write_files(rep: Report, out: str | Path) -> list[Path]:
+    """Write the files of :func:`write_report` for the built report *rep* into folder *out*."""
     from . import plots
 
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    rep = build_report(store.results(grid, keys), grid, **options)
     figures: dict[str, Path] = {}
     values = an.rated(rep.frame, rep.facts.metrics)
     order = sorted(set(values.method), key=natural_key)

@@ -241,11 +241,11 @@ def test_report_out_is_replaced_atomically(toys, tmp_path, monkeypatch):
     names = sorted(p.name for p in out.iterdir())
     assert {"report.md", "report.html", "report.csv"} <= set(names) and "old.txt" not in names
 
-    def broken(store, folder, grid=None, **options):
+    def broken(rep, folder):
         (folder / "report.md").write_text("half")
         raise OSError("disk full")
 
-    monkeypatch.setattr(fr, "write_report", broken)
+    monkeypatch.setattr(fr, "write_files", broken)
     res = CliRunner().invoke(main, ["report", "--store", str(db), "--out", str(out)])
     assert res.exit_code == 1 and "disk full" in res.output
     assert (out / "report.md").read_text().startswith("# macrocause report")
