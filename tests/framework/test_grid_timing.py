@@ -191,7 +191,7 @@ def test_report_cli_writes_ratios_and_growth(toys, tmp_path):
     for name in ("ratios.csv", "growth.csv", "growth_time.png", "growth_memory.png"):
         assert (out / name).stat().st_size > 0
     text = (out / "report.md").read_text()
-    assert "### time relative to halves (file\\_halves)" in text and "### Growth with n" in text
+    assert "### time relative to halves (file_halves)" in text and "### Growth with n" in text
     assert "Same data: every pipeline saw identical data (by hash) on each of the 6" in text
 
 
