@@ -30,6 +30,7 @@ from .roles import (
     DecomposableScorer,
     Evaluation,
     Evaluator,
+    Metric,
     Partitioner,
     Plugin,
     Role,
@@ -41,7 +42,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Dataset", "Partition", "CausalGraph", "Evaluation", "registry", "hookimpl", "Params",
-    "Plugin", "Partitioner", "Scorer", "DecomposableScorer", "Searcher", "Role", "Evaluator", "DataSource", "as_dataset",
+    "Plugin", "Partitioner", "Scorer", "DecomposableScorer", "Searcher", "Role", "Evaluator", "Metric", "DataSource", "as_dataset",
     "Pipeline", "MacrocauseError", "PluginError", "PluginNotFoundError", "PluginLoadError",
     "DuplicatePluginError", "ConfigError", "DataValidationError", "PipelineError", "__version__",
 ]

@@ -255,8 +255,9 @@ def compare(grid: Path, store_path: str, executor: str, address: str | None, n_j
 @click.option("--metrics", default=None, metavar="A,B",
               help="Metrics to report (default: the evaluators' values and time); timings: time, cpu, "
                    "memory, and time@E, cpu@E, memory@E of evaluator E.")
-@click.option("--baselines", default=",".join(("pc", "hill_climb")), show_default=True, metavar="A,B",
-              help="Plugins the paired tests compare every method with.")
+@click.option("--baselines", default=None, metavar="A,B",
+              help="Plugins (or methods) the paired tests compare every method with (default: the grid "
+                   "file's baselines: with --grid FILE.yaml, else the plugins that declare themselves baselines).")
 @click.option("--peer", default=None, metavar="METHOD",
               help="Add each timing relative to this method (or evaluator E, with time@E in --metrics).")
 @click.option("--growth", default=None, metavar="PARAM",
@@ -277,11 +278,11 @@ def compare(grid: Path, store_path: str, executor: str, address: str | None, n_j
               help="A plugin file (.py) to import, e.g. a grid's evaluator; repeatable. report imports "
                    "nothing else: not the files a store or a grid's plugins: name.")
 def report(store_path: str, out_dir: Path | None, grid_name: str | None, metrics: str | None,
-           baselines: str, peer: str | None, growth: str | None, correlate: str | None,
+           baselines: str | None, peer: str | None, growth: str | None, correlate: str | None,
            select_among: str | None, select_by: str | None, plugin_files: tuple[Path, ...]) -> None:
     """Tables (methods x datasets per metric, mean ± sd over seeds), ranks and paired tests.
 
-    With --out: also report.html (self-contained), CSV files and one PNG per metric.
+    With --out: also report.html (linking its figures), CSV files and one PNG per metric.
 
     \b
     Examples:
@@ -289,7 +290,7 @@ def report(store_path: str, out_dir: Path | None, grid_name: str | None, metrics
       macrocause report --metrics ari,time,cpu --peer dbscan --growth n_samples --select-among cafe_dbscan
     """
     from .atomic import atomic_folder
-    from .report import build_report, to_markdown, write_report
+    from .report import build_report, markdown, write_files
     from .store import ResultStore
 
     if not Path(store_path).is_file():
@@ -299,24 +300,26 @@ def report(store_path: str, out_dir: Path | None, grid_name: str | None, metrics
 
         registry.load_files(plugin_files)
     with ResultStore(store_path, readonly=True) as store:
-        shown, keys = _grid_runs(store, grid_name)
-        opts = {"baselines": _names(baselines), "metrics": _names(metrics) if metrics else None,
+        shown, keys, named = _grid_runs(store, grid_name)
+        opts = {"baselines": _names(baselines) if baselines else named, "metrics": _names(metrics) if metrics else None,
                 "peer": peer, "correlate": correlate, "select_among": select_among,
                 "select_by": _names(select_by) if select_by else None}
-        click.echo(to_markdown(build_report(store.results(shown, keys), shown, growth_param=growth, **opts)))
+        rep = build_report(store.results(shown, keys), shown, growth=growth, **opts)
+        click.echo(markdown(rep))
         if out_dir is not None:
             # a report folder written before markers existed holds only these
             with atomic_folder(out_dir, legacy=("report.md", "report.html", "*.csv", "*.png")) as tmp:
-                files = write_report(store, tmp, grid=shown, growth=growth, keys=keys, **opts)
+                files = write_files(rep, tmp)
             click.echo(f"Wrote {len(files)} files to {out_dir} (open report.html).", err=True)
 
 
-def _grid_runs(store, grid: str | None) -> tuple[str | None, set[str] | None]:
-    """The grid name to report and, when *grid* is a grid file, the run keys it names now."""
+def _grid_runs(store, grid: str | None) -> tuple[str | None, set[str] | None, list[str] | None]:
+    """The grid name to report and, when *grid* is a grid file, the run keys it names now and
+    the baselines it names (None when it names none)."""
     if grid is None or not grid.endswith((".yaml", ".yml")):
         shown = grid or (store.grids() or [None])[-1]
         click.echo(f"Grid {shown!r}." if shown else "Single runs (the store holds no grid).", err=True)
-        return shown, None
+        return shown, None, None
     from .compare import Grid
 
     spec, base = Grid.from_yaml(grid)
@@ -333,7 +336,7 @@ def _grid_runs(store, grid: str | None) -> tuple[str | None, set[str] | None]:
                               f"run `macrocause compare {grid} --store {store.path}` first.")
     click.echo(f"Grid {spec.name!r} as {grid} names it: {len(keys & stored)} of its {len(keys)} runs stored; "
                f"{len(stored - keys)} other stored runs of the grid left out.", err=True)
-    return spec.name, keys
+    return spec.name, keys, spec.baselines or None
 
 
 def _names(text: str) -> list[str]:

@@ -136,6 +136,8 @@ class Grid(BaseModel):
     warmup: bool = Field(False, strict=True, description="One untimed execution of each run first.")
     plugins: list[str] = Field(default_factory=list,
                                description="Python files of plugins for this grid, relative to the grid file.")
+    baselines: list[str] = Field(default_factory=list, description="Plugins (or methods) the report's paired "
+                                 "tests compare every method with (default: those that declare baseline = True).")
 
     @field_validator("seeds")
     @classmethod

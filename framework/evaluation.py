@@ -3,8 +3,11 @@ the ground truth."""
 
 from __future__ import annotations
 
+import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from fnmatch import fnmatchcase
+from typing import Any, Literal
 
 import numpy as np
 
@@ -12,7 +15,7 @@ from . import richrepr
 from .data import Dataset
 from .errors import DataValidationError
 
-__all__ = ["Evaluation", "checked_inputs", "truth_of"]
+__all__ = ["Evaluation", "Metric", "meaning_of", "checked_inputs", "truth_of"]
 
 
 @dataclass(frozen=True)
@@ -38,6 +41,74 @@ class Evaluation:
 
     def _repr_html_(self) -> str:
         return richrepr.html("evaluation", self)
+
+
+Direction = Literal["higher", "lower", "descriptive"]
+
+
+@dataclass(frozen=True)
+class Metric:
+    """What one returned value means: its direction and the closed range it lives in.
+
+    ``higher`` and ``lower`` values rate a result (tables, ranks, paired tests);
+    ``descriptive`` ones describe it (a count of clusters, a noise share) and are
+    kept in ``results.csv`` only. An :class:`~framework.roles.Evaluator` declares one
+    per value it returns in ``declares``; the runner stores them with each record.
+
+    >>> Metric.lower(0.0).to_dict()
+    {'direction': 'lower', 'low': 0.0, 'high': 'inf', 'unit': ''}
+    """
+
+    direction: Direction
+    low: float = -math.inf
+    high: float = math.inf
+    unit: str = ""
+
+    def __post_init__(self):
+        if self.direction not in ("higher", "lower", "descriptive"):
+            raise ValueError(f"Metric direction {self.direction!r}: use 'higher', 'lower' or 'descriptive'.")
+        if not self.low <= self.high:
+            raise ValueError(f"Metric range [{self.low}, {self.high}] is empty.")
+
+    @classmethod
+    def higher(cls, low: float = -math.inf, high: float = math.inf, unit: str = "") -> Metric:
+        """Higher is better."""
+        return cls("higher", float(low), float(high), unit)
+
+    @classmethod
+    def lower(cls, low: float = -math.inf, high: float = math.inf, unit: str = "") -> Metric:
+        """Lower is better."""
+        return cls("lower", float(low), float(high), unit)
+
+    @classmethod
+    def descriptive(cls, low: float = -math.inf, high: float = math.inf, unit: str = "") -> Metric:
+        """Neither better nor worse: describes a result."""
+        return cls("descriptive", float(low), float(high), unit)
+
+    @property
+    def rates(self) -> bool:
+        return self.direction != "descriptive"
+
+    def to_dict(self) -> dict[str, Any]:
+        """Strict JSON (infinite bounds as ``"inf"`` / ``"-inf"``)."""
+        return {"direction": self.direction, "low": _num(self.low), "high": _num(self.high), "unit": self.unit}
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> Metric:
+        return cls(d["direction"], float(d.get("low", "-inf")), float(d.get("high", "inf")), d.get("unit", ""))
+
+
+def _num(x: float) -> float | str:
+    return x if math.isfinite(x) else ("inf" if x > 0 else "-inf")
+
+
+def meaning_of(declares: Mapping[str, Metric], name: str) -> Metric | None:
+    """The declaration of value *name*: its exact entry, else the first pattern (``acc@*``,
+    ``*_f1``, fnmatch rules) that matches it; None when undeclared."""
+    if name in declares:
+        return declares[name]
+    return next((m for pat, m in declares.items() if any(c in pat for c in "*?[") and fnmatchcase(name, pat)),
+                None)
 
 
 def truth_of(data: Dataset, key: str | None, want: type) -> Any:

@@ -17,7 +17,7 @@ from typing import Any, ClassVar, Literal
 
 from .data import Dataset, as_dataset
 from .errors import ConfigError, DataValidationError
-from .evaluation import Evaluation, checked_inputs
+from .evaluation import Evaluation, Metric, checked_inputs, meaning_of
 from .graph import CausalGraph
 from .memory import MemoryEstimate, check_budget
 from .params import Params, validate_params
@@ -26,7 +26,7 @@ from .scaling import ScaleInvariance, rescale_for
 
 __all__ = [
     "Plugin", "Partitioner", "Scorer", "DecomposableScorer", "Searcher", "Evaluator", "DataSource",
-    "Evaluation", "Example", "Role", "ROLES", "set_name_resolver",
+    "Evaluation", "Metric", "Example", "Role", "ROLES", "set_name_resolver",
 ]
 
 
@@ -89,6 +89,7 @@ class Plugin(ABC):
     role: ClassVar[Role]
     Params: ClassVar[type[Params]] = Params
     paper: ClassVar[str | None] = None
+    baseline: ClassVar[bool] = False  # a reference the report's paired tests compare every method with
     scale_invariant: ClassVar[ScaleInvariance] = None
 
     def __init__(self, **params: Any) -> None:
@@ -324,12 +325,27 @@ class Searcher(Plugin):
 
 
 class Evaluator(Plugin):
-    """Rates a result (partition or graph), with or without ground truth."""
+    """Rates a result (partition or graph), with or without ground truth.
+
+    ``declares`` says what each returned value means (:class:`~framework.evaluation.Metric`):
+    the headline under the evaluator's name and every sub-metric, by name or by an fnmatch
+    pattern (``"acc@*"``). A headline left out is ``higher`` or ``lower`` by
+    ``higher_is_better``; the conformance checks fail an evaluator returning an undeclared value.
+    """
 
     role: ClassVar[Role] = Role.EVALUATOR
     accepts: ClassVar[tuple[str, ...]] = ("partition",)
     needs_truth: ClassVar[bool] = False
     higher_is_better: ClassVar[bool] = True
+    declares: ClassVar[dict[str, Metric]] = {}
+
+    @classmethod
+    def meaning(cls, name: str) -> Metric | None:
+        """The declared meaning of the returned value *name* (None when undeclared)."""
+        found = meaning_of(cls.declares, name)
+        if found is None and name == cls.name:
+            return Metric("higher" if cls.higher_is_better else "lower")
+        return found
 
     def evaluate(
         self,

@@ -1,4 +1,4 @@
-"""scikit-learn estimators built from the registry, and DISCO/DBCV as unsupervised scorers.
+"""scikit-learn estimators built from the registry, and any evaluator as a scorer.
 
 Every registered plugin of the right role becomes an estimator whose constructor
 takes the plugin's parameters (scikit-learn's ``get_params``/``set_params`` work
@@ -6,7 +6,7 @@ on them; they are validated by the plugin's pydantic model at ``fit``):
 
 - a partitioner of samples -> a clusterer (``ClusterMixin``): ``fit(X[, y])``,
   ``labels_`` (noise ``-1``), ``fit_predict``; ``y`` is the effect state for the
-  partitioners that need one (``cafe_dbscan``, ``cfl_two_step``) and ignored otherwise;
+  partitioners that need one and ignored otherwise;
 - a partitioner of variables that selects features (``info["selected"]``) -> a
   ``SelectorMixin`` transformer: ``get_support()``, ``transform(X)``;
 - a searcher -> an estimator with ``fit(X)`` and ``graph_`` (a
@@ -17,17 +17,17 @@ on them; they are validated by the plugin's pydantic model at ``fit``):
 >>> est = estimator("dbscan", eps=0.3)          # doctest: +SKIP
 >>> est.fit_predict(X)                          # doctest: +SKIP
 
-Named classes exist for the main methods (``DBSCAN``, ``HDBSCAN``, ``KMeans``,
-``CafeDBSCAN``, ``CLIC``, ``NPEM``, ``DiscoAuto``, ``CauseFS``, ``CICGreedy``,
-``PC``, ``HillClimb``); they are built on first access. Parameters whose plugin
-default is a mutable value (a dict) or that are required appear with default
+Each estimator class is also an attribute named as the plugin's class
+(``from framework.sklearn import DBSCAN``), built on first access. Parameters whose
+plugin default is a mutable value (a dict) or that are required appear with default
 None, meaning "the plugin's default" or "must be set".
 
-:func:`disco_scorer` and :func:`dbcv_scorer` rate a fitted clusterer by the
-labels it learnt, so any density clusterer (ours or scikit-learn's) can be
-tuned without labels: ``GridSearchCV(DBSCAN(), grid, scoring=disco_scorer,
-cv=[(all, all)])``. The single split over all the data is needed because
-DBSCAN-like methods cannot label unseen points: the scorer reads ``labels_``,
+:func:`scorer` turns any registered evaluator into a scikit-learn scorer that rates a
+fitted clusterer by the labels it learnt (``<evaluator>_scorer`` is the same with the
+default parameters), so any density clusterer (ours or scikit-learn's) can be tuned
+without labels by an internal index: ``GridSearchCV(DBSCAN(), grid,
+scoring=scorer("dbcv"), cv=[(all, all)])``. The single split over all the data is needed
+because DBSCAN-like methods cannot label unseen points: the scorer reads ``labels_``,
 which exist only for the points the estimator was fitted on.
 """
 
@@ -47,13 +47,7 @@ from .data import Dataset
 from .errors import ConfigError, DataValidationError
 from .partition import Partition
 
-__all__ = ["estimator", "estimator_class", "disco_scorer", "dbcv_scorer", "NAMED"]
-
-NAMED = {
-    "DBSCAN": "dbscan", "HDBSCAN": "hdbscan", "KMeans": "kmeans", "CafeDBSCAN": "cafe_dbscan",
-    "CLIC": "clic", "NPEM": "npem", "DiscoAuto": "disco_auto", "CauseFS": "cause_fs",
-    "CICGreedy": "cic_greedy", "PC": "pc", "HillClimb": "hill_climb",
-}
+__all__ = ["estimator", "estimator_class", "scorer"]
 
 
 class _PluginEstimator(BaseEstimator):
@@ -166,7 +160,7 @@ def estimator_class(name: str) -> type[_PluginEstimator]:
         base = _Search
     else:
         raise ConfigError(f"{name} is {'an' if str(cls.role)[0] in 'aeiou' else 'a'} {cls.role}; scikit-learn estimators exist for partitioners and "
-                          "searchers (use disco_scorer/dbcv_scorer for evaluators).")
+                          "searchers (use framework.sklearn.scorer(name) for evaluators).")
     sig, defaults = _signature(cls)
 
     def __init__(self, **params):
@@ -178,7 +172,7 @@ def estimator_class(name: str) -> type[_PluginEstimator]:
             setattr(self, key, params.get(key, value))
 
     __init__.__signature__ = sig
-    title = next((k for k, v in NAMED.items() if v == name), "".join(p.title() for p in name.split("_")))
+    title = cls.__name__ if cls.__name__.isidentifier() else "".join(p.title() for p in name.split("_"))
     attrs = {"__init__": __init__, "_plugin": name, "_defaults": defaults,
              "__module__": __name__, "__doc__": f"scikit-learn estimator of the {name!r} plugin: {cls.summary()}"}
     if base is _Clusterer:
@@ -192,38 +186,49 @@ def estimator(name: str, **params: Any) -> _PluginEstimator:
 
 
 def __getattr__(attr: str):
-    if attr in NAMED:
-        return estimator_class(NAMED[attr])
+    """``DBSCAN``: the estimator class of the plugin whose class is so named; ``dbcv_scorer``:
+    :func:`scorer` of the evaluator ``dbcv``."""
+    if attr.endswith("_scorer") and attr.removesuffix("_scorer") in registry.names(role="evaluator"):
+        return scorer(attr.removesuffix("_scorer"))
+    squashed = attr.lower()
+    for name in registry.names():
+        if name.replace("_", "") == squashed and registry.get(name).__name__ == attr \
+                and registry.get(name).role in ("partitioner", "searcher"):
+            return estimator_class(name)
     raise AttributeError(f"module {__name__!r} has no attribute {attr!r}")
 
 
-# -- unsupervised scorers ---------------------------------------------------------
-def _rate(evaluator: str, est, X) -> float:
-    labels = getattr(est, "labels_", None)
-    if labels is None:
-        raise DataValidationError(f"{evaluator}_scorer rates a fitted clusterer with labels_; "
-                                  f"{type(est).__name__} has none.")
-    X = np.asarray(X, dtype=np.float64)
-    if len(labels) != X.shape[0]:
-        raise DataValidationError(
-            f"{evaluator}_scorer: the estimator labelled {len(labels)} points, the scored X has {X.shape[0]}; "
-            "fit and score on the same points (GridSearchCV(..., cv=[(all, all)]))."
-        )
-    return float(registry.create(evaluator).evaluate(Dataset(X), Partition(labels)).value)
+# -- scorers from evaluators --------------------------------------------------------
+def scorer(name: str, **params: Any):
+    """A scikit-learn scorer ``f(estimator, X, y=None)`` of the registered evaluator *name*.
 
-
-def disco_scorer(estimator, X, y=None) -> float:
-    """DISCO of the fitted *estimator*'s ``labels_`` (noise -1) on *X*; higher is better. *y* is ignored.
-
-    Beer, Krieger, Weber, Ritzert, Assent, Plant. DISCO: internal evaluation of density-based
-    clustering with noise, 2025.
+    It rates the fitted estimator's ``labels_`` (noise -1) on *X*, with *y* as the true
+    labels when the evaluator compares with a truth (ignored otherwise). scikit-learn
+    maximises a score, so a value declared lower-is-better is negated (as its ``neg_``
+    scorers). *params* are the evaluator's parameters.
     """
-    return _rate("disco", estimator, X)
+    cls = registry.get(name)
+    if cls.role != "evaluator":
+        raise ConfigError(f"{name} is a {cls.role}, not an evaluator; scorers come from evaluators "
+                          f"({', '.join(registry.names(role='evaluator'))}).")
+    meaning = cls.meaning(name)
+    sign = -1.0 if meaning is not None and meaning.direction == "lower" else 1.0
+    evaluator = registry.create(name, **params)
 
+    def score(estimator, X, y=None) -> float:
+        labels = getattr(estimator, "labels_", None)
+        if labels is None:
+            raise DataValidationError(f"{name}_scorer rates a fitted clusterer with labels_; "
+                                      f"{type(estimator).__name__} has none.")
+        X = np.asarray(X, dtype=np.float64)
+        if len(labels) != X.shape[0]:
+            raise DataValidationError(
+                f"{name}_scorer: the estimator labelled {len(labels)} points, the scored X has {X.shape[0]}; "
+                "fit and score on the same points (GridSearchCV(..., cv=[(all, all)]))."
+            )
+        truth = Partition(np.asarray(y)) if y is not None and cls.needs_truth else None
+        return sign * float(evaluator.evaluate(Dataset(X), Partition(labels), truth).value)
 
-def dbcv_scorer(estimator, X, y=None) -> float:
-    """DBCV of the fitted *estimator*'s ``labels_`` (noise -1) on *X*; higher is better. *y* is ignored.
-
-    Moulavi, Jaskowiak, Campello, Zimek, Sander. Density-based clustering validation. SDM 2014.
-    """
-    return _rate("dbcv", estimator, X)
+    score.__name__ = score.__qualname__ = f"{name}_scorer"
+    score.__doc__ = f"{name} of a fitted clusterer's labels_ ({meaning.direction if meaning else 'higher'} is better)."
+    return score

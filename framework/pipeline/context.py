@@ -55,6 +55,8 @@ class StepRecord:
     on: str | None = None
     method: str | None = None
     output: str | None = None
+    meanings: dict[str, dict[str, Any]] = field(default_factory=dict)  # an evaluator's Metric per value
+    baseline: bool = False  # the plugin declares itself a baseline
 
     @property
     def params_hash(self) -> str:
@@ -94,7 +96,7 @@ class RunContext:
 
     def call(self, step: Any, plugin: Plugin, fn: Callable[[], Any], **extra: Any) -> Any:
         """Run *fn*, recording its time, start-up time, peak memory and output (or failure)."""
-        rec = StepRecord(step.key, step.kind, plugin.name, plugin.get_params(), **extra)
+        rec = StepRecord(step.key, step.kind, plugin.name, plugin.get_params(), baseline=plugin.baseline, **extra)
         cpu0 = time.process_time()
         try:
             with startup_clock(f"step {step.key!r} ({plugin.name})") as clock, measure() as m:
@@ -107,6 +109,8 @@ class RunContext:
         rec.cpu_s = time.process_time() - cpu0
         if isinstance(out, Evaluation):
             rec.metrics = dict(out.metrics)
+            declared = {k: plugin.meaning(k) for k in rec.metrics} if isinstance(plugin, Evaluator) else {}
+            rec.meanings = {k: m.to_dict() for k, m in declared.items() if m is not None}
         else:
             rec.metrics, rec.output = output_metrics(out), describe_output(out)
         self.records.append(rec)

@@ -1,18 +1,20 @@
 """Reports of a results store: tables, ranks, paired tests, figures, one HTML page.
 
-``write_report(store, out, grid=None)`` writes them all; :func:`build_report`
-computes the content from store rows; :func:`report_frames` gives its tables as
-pandas DataFrames in Python; :func:`collect` deduplicates the rows into results
-(one per method, dataset, seed and metric).
+The flow is straight: :func:`~framework.report.frame.tidy` makes one DataFrame of the
+store's values (what each means read from the store), :mod:`~framework.report.analyses`
+are functions from frame to frame, :func:`~framework.report.document.document` builds one
+document that :mod:`~framework.report.render` writes as markdown and HTML.
+``write_report(store, out)`` does it all; :func:`report_frames` gives the tables in Python.
 """
 
-from .build import BASELINES, Report, build_report, to_markdown
-from .frames import report_frames, report_tables
-from .metrics import KNOWN, MetricInfo, metric_info
-from .results import Collection, Result, collect
-from .write import write_report
+from .write import (
+    Report,
+    build_report,
+    markdown,
+    report_document,
+    report_frames,
+    write_files,
+    write_report,
+)
 
-__all__ = [
-    "write_report", "report_frames", "report_tables", "build_report", "to_markdown", "collect", "Report",
-    "Collection", "Result", "MetricInfo", "metric_info", "KNOWN", "BASELINES",
-]
+__all__ = ["write_report", "write_files", "report_frames", "build_report", "report_document", "markdown", "Report"]

@@ -1,23 +1,24 @@
 """One figure per metric: a facet per dataset, a box per method with one dot per seed; and the
-figures of the growth, correlation and selection sections.
+figures of the growth, correlation and selection sections, each drawn from an analysis frame.
 
-matplotlib is imported on first use, with the Agg backend.
+matplotlib is imported on first use, with the Agg backend; labels are data, so mathtext
+parsing is off (``text.parse_math``).
 """
 
 from __future__ import annotations
 
+import functools
 import math
 import textwrap
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 
-from .correlate import MEAN, Correlation, run_points
-from .metrics import MetricInfo, is_timing, metric_info
-from .results import Result, natural_key
-from .select import Selection
-from .timing import Growth
+from ..evaluation import Metric
+from .analyses import MEAN
+from .frame import is_timing, natural_key
 
 __all__ = ["plot_metric", "plot_growth", "plot_correlation", "plot_selection", "LOG_RATIO", "MIN_BOX"]
 
@@ -36,7 +37,53 @@ def _plt():
     return plt
 
 
-def plot_metric(results: Sequence[Result], info: MetricInfo, path: str | Path,
+def _inert(draw):
+    """*draw* with mathtext parsing off: a label's ``$`` is text, not math."""
+    @functools.wraps(draw)
+    def wrapped(*args, **kwargs):
+        import matplotlib
+
+        with matplotlib.rc_context({"text.parse_math": False}):
+            return draw(*args, **kwargs)
+
+    return wrapped
+
+
+def label(name: str, m: Metric | None) -> str:
+    """Axis label: ``"shd (lower is better)"``; a unit in brackets when declared."""
+    if m is None:
+        return name
+    unit = f" [{m.unit}]" if m.unit else ""
+    return f"{name}{unit} ({m.direction} is better)" if m.rates else f"{name}{unit}"
+
+
+def clip(m: Metric, values) -> np.ndarray:
+    """Values forced into the metric's range (what a plot may draw)."""
+    return np.clip(np.asarray(list(values), dtype=float), m.low, m.high)
+
+
+def limits(m: Metric, values, pad: float = 0.06) -> tuple[float, float]:
+    """Axis limits: the whole range when it is bounded on both sides, else from the finite bound
+    (0 for counts and seconds) or the data, *pad* of the span beyond."""
+    v = clip(m, values)
+    lo = m.low if math.isfinite(m.low) else (float(v.min()) if v.size else 0.0)
+    hi = m.high if math.isfinite(m.high) else (float(v.max()) if v.size else 1.0)
+    if hi <= lo:
+        hi = lo + max(abs(lo), 1.0)
+    return lo - pad * (hi - lo), hi + pad * (hi - lo)
+
+
+def _no_values(plt, name: str, path: str | Path) -> Path:
+    fig, ax = plt.subplots(figsize=(4, 1.2))
+    ax.set_axis_off()
+    ax.text(0.5, 0.5, f"{name}: no finite value to draw", ha="center", va="center", fontsize=9)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return Path(path)
+
+
+@_inert
+def plot_metric(values: pd.DataFrame, name: str, info: Metric, path: str | Path,
                 methods: Sequence[str] | None = None) -> Path:
     """Save the figure of one metric to *path* (PNG) and return the path.
 
@@ -47,13 +94,14 @@ def plot_metric(results: Sequence[Result], info: MetricInfo, path: str | Path,
     (``inf``, shown in the tables) are not drawn.
     """
     plt = _plt()
-    results = [r for r in results if math.isfinite(r.value)]
-    if not results:
-        return _no_values(plt, info, path)
-    datas = sorted({r.data for r in results}, key=natural_key)
-    methods = list(methods) if methods is not None else sorted({r.method for r in results}, key=natural_key)
+    values = values[np.isfinite(values.value.to_numpy(dtype=float))]  # inf is shown in the tables only
+    if values.empty:
+        return _no_values(plt, name, path)
+    values = values.sort_values("seed", kind="stable")  # dots left to right in seed order
+    datas = sorted(set(values.data), key=natural_key)
+    methods = list(methods) if methods is not None else sorted(set(values.method), key=natural_key)
     longest = max(len(m) for m in methods)
-    methods_max = max(len({r.method for r in results if r.data == d}) for d in datas)
+    methods_max = int(values.groupby("data").method.nunique().max())
     facet_w = max(2.6, 0.42 * methods_max + 1.2)
     # at most _MAX_WIDTH inches wide: with many methods, fewer facets a row
     ncol = max(1, min(len(datas), _COLS, int(_MAX_WIDTH // facet_w)))
@@ -61,13 +109,12 @@ def plot_metric(results: Sequence[Result], info: MetricInfo, path: str | Path,
     facet_h = 2.4 + 0.045 * min(longest, 40)  # room for the rotated method names
     fig, axes = plt.subplots(nrow, ncol, figsize=(ncol * facet_w + 0.4, nrow * facet_h + 0.9), squeeze=False)
     colors = [plt.get_cmap("tab10")(i % 10) for i in range(len(methods))]
-    all_vals = info.clip(r.value for r in results)
-    log = is_timing(info.name) and all_vals.size > 0 and all_vals.min() > 0 \
+    all_vals = clip(info, values.value)
+    log = is_timing(name) and all_vals.size > 0 and all_vals.min() > 0 \
         and all_vals.max() / all_vals.min() > LOG_RATIO
-    by_seed = sorted(results, key=lambda r: r.seed)  # dots left to right in seed order
+    groups = {k: g.value.to_numpy() for k, g in values.groupby(["data", "method"], sort=False)}
     for ax, data in zip(axes.flat, datas):
-        per = {m: info.clip([r.value for r in by_seed if r.data == data and r.method == m])
-               for m in methods}
+        per = {m: clip(info, groups.get((data, m), ())) for m in methods}
         shown = [m for m in methods if per[m].size]
         boxed = [m for m in shown if per[m].size >= MIN_BOX]
         if boxed:
@@ -92,7 +139,7 @@ def plot_metric(results: Sequence[Result], info: MetricInfo, path: str | Path,
         if log:
             _log_axis(ax, np.concatenate([per[m] for m in shown]))
         else:
-            ax.set_ylim(*info.limits(flat))
+            ax.set_ylim(*limits(info, flat))
         ax.set_xticks(range(len(shown)))
         ax.set_xticklabels(shown, rotation=30, ha="right", fontsize=8)
         ax.set_xlim(-0.6, len(shown) - 0.4)
@@ -100,13 +147,14 @@ def plot_metric(results: Sequence[Result], info: MetricInfo, path: str | Path,
         ax.grid(axis="y", color="0.9", lw=0.6)
         ax.set_axisbelow(True)
         ax.set_title(_facet_title(data), fontsize=8)
-    label = info.label.replace("] (", ", log scale] (") if log else info.label
+    text = label(name, info)
+    text = text.replace("] (", ", log scale] (") if log else text
     for ax in axes[:, 0]:
-        ax.set_ylabel(label, fontsize=8)
+        ax.set_ylabel(text, fontsize=8)
     for ax in axes.flat[len(datas):]:
         ax.set_visible(False)
-    n_seeds = max((len({r.seed for r in results if r.data == d}) for d in datas), default=0)
-    fig.suptitle(f"{info.name}: {info.direction}\n"
+    n_seeds = int(values.groupby("data").seed.nunique().max())
+    fig.suptitle(f"{name}: {info.direction} is better\n"
                  f"dots: one per seed (up to {n_seeds}); line: median; box (from {MIN_BOX} seeds): "
                  "quartiles; whiskers: min to max",
                  fontsize=9)
@@ -115,15 +163,6 @@ def plot_metric(results: Sequence[Result], info: MetricInfo, path: str | Path,
     fig.savefig(path, dpi=110)
     plt.close(fig)
     return path
-
-
-def _no_values(plt, info: MetricInfo, path: str | Path) -> Path:
-    fig, ax = plt.subplots(figsize=(4, 1.2))
-    ax.set_axis_off()
-    ax.text(0.5, 0.5, f"{info.name}: no finite value to draw", ha="center", va="center", fontsize=9)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return Path(path)
 
 
 def _facet_title(data: str) -> str:
@@ -146,21 +185,23 @@ def _log_axis(ax, values: np.ndarray) -> None:
     ax.yaxis.set_minor_formatter(plain if narrow else NullFormatter())
 
 
-def plot_growth(fits: Sequence[Growth], info: MetricInfo, param: str, path: str | Path) -> Path:
-    """Save a log-log figure of *fits* (one metric: median over seeds against *param*, a line
-    per method and setting, its growth exponent in the legend) to *path* (PNG). Medians of 0
-    (a peak memory below the measurement's resolution) are left out of the figure."""
+@_inert
+def plot_growth(fits: pd.DataFrame, name: str, info: Metric, param: str, path: str | Path) -> Path:
+    """Save a log-log figure of *fits* (the growth rows of one metric: median over seeds against
+    *param*, a line per method and setting, its growth exponent in the legend) to *path* (PNG).
+    Medians of 0 (a peak memory below the measurement's resolution) are left out of the figure."""
     plt = _plt()
     fig, ax = plt.subplots(figsize=(6.4, 4.2))
     cmap = plt.get_cmap("tab10")
-    for i, g in enumerate(fits):
-        name = g.method + (f" [{g.setting}]" if g.setting else "")
-        slope = "" if math.isnan(g.exponent) else f"  (slope {g.exponent:.2f})"
-        shown = [(x, v) for x, v in zip(g.sizes, g.medians) if v > 0]  # 0 has no place on a log axis
+    for i, ((method, setting), g) in enumerate(fits.groupby(["method", "setting"], sort=False)):
+        who = method + (f" [{setting}]" if setting else "")
+        exponent = g.exponent.iloc[0]
+        slope = "" if math.isnan(exponent) else f"  (slope {exponent:.2f})"
+        shown = [(x, v) for x, v in zip(g["size"], g["median"]) if v > 0]  # 0 has no place on a log axis
         if not shown:
             continue
         ax.plot(*zip(*shown), marker="o", ms=4, lw=1.4, color=cmap(i % 10),
-                ls="-" if i < 10 else "--", label=textwrap.shorten(name, 48) + slope)
+                ls="-" if i < 10 else "--", label=textwrap.shorten(who, 48) + slope)
     from matplotlib.ticker import FuncFormatter, NullFormatter
 
     ax.set_xscale("log")
@@ -168,12 +209,13 @@ def plot_growth(fits: Sequence[Growth], info: MetricInfo, param: str, path: str 
     for axis in (ax.xaxis, ax.yaxis):
         axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
         axis.set_minor_formatter(NullFormatter())
-    ax.set_xticks(sorted({x for g in fits for x in g.sizes}))
+    ax.set_xticks(sorted(set(fits["size"])))
     ax.set_xlabel(f"{param} (log scale)")
-    ax.set_ylabel(info.label.replace("] (", ", log scale] (") if "[" in info.label else info.label)
+    text = label(name, info)
+    ax.set_ylabel(text.replace("] (", ", log scale] (") if "[" in text else text)
     ax.grid(which="both", color="0.92", lw=0.6)
     ax.legend(fontsize=7, frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1.0))
-    ax.set_title(f"{info.name} against {param}: {info.direction}\n"
+    ax.set_title(f"{name} against {param}: {info.direction} is better\n"
                  "median over seeds; slope: least-squares growth exponent", fontsize=9)
     fig.tight_layout()
     path = Path(path)
@@ -182,26 +224,25 @@ def plot_growth(fits: Sequence[Growth], info: MetricInfo, param: str, path: str 
     return path
 
 
-def plot_correlation(results: Sequence[Result], corr: Sequence[Correlation], path: str | Path) -> Path:
+@_inert
+def plot_correlation(frame: pd.DataFrame, corr: pd.DataFrame, info: Metric | None, path: str | Path) -> Path:
     """Save the scatter facets of *corr* to *path* (PNG): per dataset, each correlated metric
     (a colour and marker) against the metric they are correlated with, one point per run,
     Pearson r in the legend; points with a NaN are not drawn."""
     plt = _plt()
-    against = corr[0].against
-    metrics = list(dict.fromkeys(c.metric for c in corr))
-    datas = sorted({c.data for c in corr if c.data != MEAN}, key=natural_key)
-    r_of = {(c.metric, c.data): c.pearson for c in corr}
-    values = run_points(results)
+    against = corr.against.iloc[0]
+    metrics = list(dict.fromkeys(corr.metric))
+    datas = sorted(set(corr.data) - {MEAN}, key=natural_key)
+    r_of = {(c.metric, c.data): c.pearson for c in corr.itertuples()}
+    wide = frame.pivot_table(index=["data", "method", "seed"], columns="metric", values="value", aggfunc="last")
     ncol = min(len(datas), _COLS)
     nrow = math.ceil(len(datas) / ncol)
     fig, axes = plt.subplots(nrow, ncol, figsize=(ncol * 3.3 + 0.4, nrow * 3.0 + 0.9), squeeze=False)
     markers = "os^Dv<>p*h"
-    info = metric_info(against)
-    xlabel = info.label if info else against
+    xlabel = label(against, info)
     for ax, data in zip(axes.flat, datas):
-        pts = [v for k, v in values.items() if k[0] == data and against in v]
         for i, m in enumerate(metrics):
-            xy = np.array([(v[against], v[m]) for v in pts if m in v], dtype=float).reshape(-1, 2)
+            xy = wide.loc[data, [against, m]].to_numpy(float) if m in wide else np.zeros((0, 2))
             xy = xy[np.isfinite(xy).all(axis=1)]
             r = r_of.get((m, data), math.nan)
             ax.scatter(xy[:, 0], xy[:, 1], s=14, marker=markers[i % len(markers)], alpha=0.75,
@@ -225,35 +266,38 @@ def plot_correlation(results: Sequence[Result], corr: Sequence[Correlation], pat
     return path
 
 
-def plot_selection(sel: Selection, path: str | Path) -> Path:
-    """Save the leave-one-dataset-out figure of *sel* to *path* (PNG): per held-out dataset and
-    metric, the gap of the setting chosen on the other datasets to the best baseline (bars;
-    positive = better) and the default's gap (hollow diamonds)."""
+@_inert
+def plot_selection(choices: pd.DataFrame, among: str, default: str, path: str | Path) -> Path:
+    """Save the leave-one-dataset-out figure of *choices* (:func:`~framework.report.analyses.selection`)
+    to *path* (PNG): per held-out dataset and metric, the gap of the setting chosen on the other
+    datasets to the best baseline (bars; positive = better) and the default's gap (hollow diamonds)."""
     plt = _plt()
-    choices = sel.choices
-    n, k = len(choices), len(sel.by)
+    by = list(dict.fromkeys(choices.metric))
+    datas = list(dict.fromkeys(choices.data))
+    gap = choices.set_index(["rule", "metric", "data"]).gap
+    above = choices[choices.rule == "held_out"].groupby("data", sort=False).above.first()
+    n, k = len(datas), len(by)
     fig, ax = plt.subplots(figsize=(7.2, 0.45 * n * max(k, 2) / 2 + 1.6))
     height = 0.8 / k
     cmap = plt.get_cmap("tab10")
-    for j, metric in enumerate(sel.by):
+    for j, metric in enumerate(by):
         y = np.arange(n) + (j - (k - 1) / 2) * height
-        held = [c.gaps(c.values, sel.infos)[metric] for c in choices]
-        default = [c.gaps(c.default_values, sel.infos)[metric] for c in choices]
+        held = [gap["held_out", metric, d] for d in datas]
+        chosen = [gap["default", metric, d] for d in datas]
         ax.barh(y, held, height=height * 0.9, color=cmap(j % 10), alpha=0.8, label=f"{metric}, held out")
-        ax.scatter(default, y, marker="D", s=22, facecolors="none", edgecolors="black", lw=0.9,
+        ax.scatter(chosen, y, marker="D", s=22, facecolors="none", edgecolors="black", lw=0.9,
                    label="the default" if j == 0 else None, zorder=3)
     ax.axvline(0.0, color="0.3", lw=0.8)
     ax.set_yticks(np.arange(n))
-    ax.set_yticklabels([f"{c.data}  ({'above' if c.above(c.values, sel.infos) else 'not above'})"
-                        for c in choices], fontsize=8)
+    ax.set_yticklabels([f"{d}  ({'above' if above[d] else 'not above'})" for d in datas], fontsize=8)
     ax.invert_yaxis()
     ax.set_xlabel("value minus the best baseline's (positive = better)", fontsize=8)
     ax.tick_params(axis="x", labelsize=7)
     ax.grid(axis="x", color="0.92", lw=0.6)
     ax.set_axisbelow(True)
     ax.legend(fontsize=7, frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1.0))
-    ax.set_title(textwrap.fill(f"{sel.among}: the setting chosen on the other datasets, on each held-out "
-                               f"dataset, against the best baseline; default: {sel.default}", 90), fontsize=8)
+    ax.set_title(textwrap.fill(f"{among}: the setting chosen on the other datasets, on each held-out "
+                               f"dataset, against the best baseline; default: {default}", 90), fontsize=8)
     fig.tight_layout()
     path = Path(path)
     fig.savefig(path, dpi=110, bbox_inches="tight")

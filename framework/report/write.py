@@ -1,141 +1,158 @@
-"""Writing a report: markdown, CSV, one PNG per metric and a self-contained HTML page."""
+"""The report in one straight flow: store rows -> tidy frame -> analyses -> figures -> one
+document -> markdown, HTML and CSV files."""
 
 from __future__ import annotations
 
-import csv
-import functools
-import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from .build import BASELINES, build_report, to_markdown
-from .frames import CORRELATIONS_HEADER, report_tables
-from .html import to_html
-from .metrics import metric_info
-from .plots import plot_correlation, plot_growth, plot_metric, plot_selection
-from .select import SELECTION_HEADER, selection_rows
+import pandas as pd
 
-__all__ = ["write_report", "FILES"]
+from ..errors import MacrocauseError
+from . import analyses as an
+from .document import Document, document
+from .frame import Facts, is_timing, meaning, natural_key, tidy
+from .render import to_html, to_markdown
 
-FILES = ("report.md", "report.html", "report.csv", "results.csv", "ranks.csv", "tests.csv")
-
-
-def _text_only(fn):
-    """Draw every label as text, never as math (a ``$`` in a label is a dollar sign)."""
-    @functools.wraps(fn)
-    def wrapper(*args, **kwargs):
-        import matplotlib
-
-        with matplotlib.rc_context({"text.parse_math": False}):
-            return fn(*args, **kwargs)
-    return wrapper
+__all__ = ["Report", "build_report", "report_document", "write_report", "write_files", "report_frames", "markdown"]
 
 
-@_text_only
-def write_report(store, out: str | Path, grid: str | None = None, *,
-                 baselines: Iterable[str] = BASELINES, metrics: Iterable[str] | None = None,
-                 peer: str | None = None, growth: str | None = None,
-                 correlate: str | None = None, select_among: str | None = None,
-                 select_by: Iterable[str] | None = None, keys: Iterable[str] | None = None) -> list[Path]:
-    """Write the report of *store* (a ``ResultStore``) into folder *out*.
+@dataclass
+class Report:
+    """Every frame of a report (each analysis empty or None when not asked for)."""
 
-    One result per (pipeline, data, parameters, seed) is kept, the latest; with
-    *grid*, only that grid's runs. Files: ``report.md`` and ``report.html`` (the
-    whole report; the HTML embeds its figures and opens from disk), ``report.csv``
-    (mean, std, n per metric x data x method), ``results.csv`` (every value, one per
-    seed), ``ranks.csv``, ``tests.csv`` and ``<metric>.png``. Returns the paths written.
+    frame: pd.DataFrame
+    facts: Facts
+    cells: pd.DataFrame
+    ranks: pd.DataFrame
+    tests: pd.DataFrame
+    baselines: list[str]
+    ratios: pd.DataFrame | None = None
+    growth: pd.DataFrame | None = None
+    growth_param: str | None = None
+    correlations: pd.DataFrame | None = None
+    selection: tuple | None = None  # (among, by, ranks, choices)
 
-    Parameters
-    ----------
-    store : ResultStore
-        The results store.
-    out : str or Path
-        Output folder (created).
-    grid : str, optional
-        Report only this grid's runs.
-    baselines : list of str
-        Plugin names of the baselines (default ``pc``, ``hill_climb``).
-    metrics : list of str, optional
-        Metrics to report (default: each evaluator's headline value, and ``time``).
-    peer : str, optional
-        A method (or an evaluator with ``time@E`` among *metrics*): adds ``ratios.csv``,
-        every timing relative to it.
-    growth : str, optional
-        A data-source parameter, ``n`` or ``d``: adds ``growth.csv`` and a log-log
-        ``growth_<metric>.png`` per timing metric, with growth exponents.
-    correlate : str, optional
-        A metric: adds ``correlations.csv`` (per dataset, Pearson and Spearman correlation of
-        every other reported metric with it over the runs, NaN left out and counted) and
-        ``correlation.png`` (each metric against it, a facet per dataset).
-    select_among : str, optional
-        A plugin: adds ``selection.csv``, the leave-one-dataset-out choice among its settings
-        by the signed sum of *select_by* (default: the reported metrics but timings), each
-        held-out dataset's choice and the all-data default against the best baseline
-        (:mod:`~framework.report.select`), and ``selection.png`` (their gaps to the best baseline).
-    select_by : list of str, optional
-        The metrics of that choice.
-    keys : iterable of str, optional
-        Report only these runs (their store keys), e.g. those a grid file names now
-        (``macrocause report --grid FILE.yaml``).
+
+def build_report(rows: Sequence[Mapping[str, Any]], grid: str | None = None, *,
+                 baselines: Iterable[str] | None = None, metrics: Iterable[str] | None = None,
+                 peer: str | None = None, growth: str | None = None, correlate: str | None = None,
+                 select_among: str | None = None, select_by: Iterable[str] | None = None) -> Report:
+    """The report's frames from store rows (``ResultStore.results()``).
+
+    *baselines* are plugin names or method labels (default: the methods whose plugin flags
+    itself ``baseline = True``, as the runner recorded); every other method is tested against
+    each. *peer* adds timing ratios, *growth* (a data-source parameter, or ``n`` / ``d``)
+    timings against size, *correlate* (a metric) correlations with it, *select_among* (a
+    plugin) the leave-one-dataset-out choice among its settings by *select_by*.
     """
+    frame, facts = tidy(rows, grid, metrics)
+    metrics_ = facts.metrics
+    cells = an.cells(frame, metrics_)
+    methods = frame[frame.metric.isin(list(metrics_)) & frame.value.notna()]
+    if baselines is None:
+        base = sorted(set(methods.method[methods.baseline]))
+    else:
+        names = set(baselines)
+        base = sorted(set(methods.method[methods.plugin.isin(names) | methods.method.isin(names)]))
+    timings = [m for m in metrics_ if is_timing(m)]
+    rep = Report(frame, facts, cells, an.ranks(cells, metrics_), an.paired_tests(frame, metrics_, base), base)
+    if peer:
+        rep.ratios = an.ratios(frame, timings, peer)
+    if growth:
+        rep.growth, rep.growth_param = an.growth(frame, timings, growth), growth
+    if correlate:
+        rep.correlations = an.correlations(frame, [m for m in metrics_ if m != correlate and not is_timing(m)],
+                                           correlate)
+    if select_among:
+        by = list(select_by) if select_by else [m for m in metrics_ if not is_timing(m)]
+        missing = [m for m in by if m not in metrics_]
+        if missing:
+            raise MacrocauseError(f"Cannot choose by {', '.join(missing)}: not among the reported metrics "
+                                  f"({', '.join(metrics_)}); add it to --metrics.")
+        candidates = sorted(set(methods.method[methods.plugin == select_among]), key=natural_key)
+        if not candidates:
+            raise MacrocauseError(f"No reported method runs {select_among!r}; the grid's evaluated plugins: "
+                                  f"{', '.join(sorted(set(methods.plugin.dropna())))}.")
+        rep.selection = (select_among, by, *an.selection(cells, metrics_, candidates, base, by))
+    return rep
+
+
+def report_document(rep: Report, figures: Mapping[str, str] | None = None) -> Document:
+    """The report as one :class:`~framework.report.document.Document`."""
+    return document(rep.facts, rep.cells, rep.ranks, rep.tests, rep.baselines, figures, rep.ratios, rep.growth,
+                    rep.growth_param, rep.correlations, rep.selection)
+
+
+def markdown(rep: Report) -> str:
+    """The report as markdown (no figures)."""
+    return to_markdown(report_document(rep))
+
+
+def report_frames(store, grid: str | None = None, **options) -> dict[str, pd.DataFrame]:
+    """The report of *store* (a ``ResultStore``) as DataFrames: ``cells``, ``results``, ``ranks``,
+    ``tests`` and, as asked, ``ratios``, ``growth``, ``correlations``, ``selection``: the
+    content of :func:`write_report`'s CSV files. *options* are those of :func:`build_report`."""
+    return _tables(build_report(store.results(grid), grid, **options))
+
+
+def _tables(rep: Report) -> dict[str, pd.DataFrame]:
+    results = rep.frame[["pipeline", "method", "plugin", "data", "seed", "metric", "value"]]
+    out = {"cells": rep.cells, "results": results.sort_values(["metric", "data", "method", "seed"], kind="stable"),
+           "ranks": rep.ranks, "tests": rep.tests}
+    extra = {"ratios": rep.ratios, "growth": rep.growth, "correlations": rep.correlations,
+             "selection": rep.selection[3] if rep.selection else None}
+    return out | {k: v for k, v in extra.items() if v is not None and len(v)}
+
+
+def write_report(store, out: str | Path, grid: str | None = None, *, keys: Iterable[str] | None = None,
+                 **options) -> list[Path]:
+    """Write the report of *store* (a ``ResultStore``) into folder *out*; return the paths written.
+
+    Files: ``report.md`` and ``report.html`` (the whole report; the page links its figures),
+    ``report.csv`` (mean, std, n per metric x data x method), ``results.csv`` (every value, one
+    per seed), ``ranks.csv``, ``tests.csv``, ``<metric>.png``, and as asked ``ratios.csv``,
+    ``growth.csv`` with ``growth_<metric>.png``, ``correlations.csv`` with ``correlation.png``,
+    ``selection.csv`` with ``selection.png``. With *keys*, only those runs (store keys);
+    *options* are those of :func:`build_report`.
+    """
+    return write_files(build_report(store.results(grid, keys), grid, **options), out)
+
+
+def write_files(rep: Report, out: str | Path) -> list[Path]:
+    """Write the files of :func:`write_report` for the built report *rep* into folder *out*."""
+    from . import plots
+
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    report = build_report(store.results(grid, keys), grid, baselines=baselines, metrics=metrics, peer=peer,
-                          growth_param=growth, correlate=correlate, select_among=select_among,
-                          select_by=select_by)
-    methods = report.collection.methods()
-    figures = {}
-    for sec in report.sections:
-        name = sec.info.name
-        figures[name] = plot_metric(report.collection.of(name), sec.info, out / f"{_file(name)}.png", methods)
-    for metric in dict.fromkeys(g.metric for g in report.growth):
-        fits = [g for g in report.growth if g.metric == metric]
-        figures[f"growth {metric}"] = plot_growth(fits, metric_info(metric), report.growth_param,
-                                                  out / f"growth_{_file(metric)}.png")
-    if report.correlations:
-        figures["correlation"] = plot_correlation(report.collection.everything, report.correlations,
-                                                  out / "correlation.png")
-    if report.selection:
-        figures["selection"] = plot_selection(report.selection, out / "selection.png")
-    md, html, agg, res, ranks, tests = (out / f for f in FILES)
-    md.write_text(to_markdown(report, {k: v.name for k, v in figures.items()}) + "\n")
-    html.write_text(to_html(report, figures), encoding="utf-8")
-    tables = report_tables(report)
-    for path, name in ((agg, "cells"), (res, "results"), (ranks, "ranks"), (tests, "tests")):
-        header, rows = tables[name]
-        _csv(path, header, [[_blank(x) for x in row] for row in rows])
-    extra = []
-    if report.ratios:
-        extra.append(out / "ratios.csv")
-        _csv(extra[-1], ["metric", "method", "peer", "data", "ratio", "n"],
-             [[r.metric, r.method, r.peer, r.data, r.ratio, r.n] for r in report.ratios])
-    if report.growth:
-        extra.append(out / "growth.csv")
-        _csv(extra[-1], ["metric", "method", "setting", "size", "median", "exponent"],
-             [[g.metric, g.method, g.setting, x, v, _blank(g.exponent)]
-              for g in report.growth for x, v in zip(g.sizes, g.medians)])
-    if report.correlations:
-        extra.append(out / "correlations.csv")
-        _csv(extra[-1], CORRELATIONS_HEADER, [[_blank(x) for x in row] for row in tables["correlations"][1]])
-    if report.selection:
-        extra.append(out / "selection.csv")
-        _csv(extra[-1], SELECTION_HEADER, [[_blank(x) for x in row] for row in selection_rows(report.selection)])
-    return [md, html, agg, res, ranks, tests, *extra, *figures.values()]
-
-
-def _blank(x):
-    """A CSV cell: empty for None and NaN, 0/1 for a flag."""
-    if x is None or isinstance(x, float) and math.isnan(x):
-        return ""
-    return int(x) if isinstance(x, bool) else x
+    figures: dict[str, Path] = {}
+    values = an.rated(rep.frame, rep.facts.metrics)
+    order = sorted(set(values.method), key=natural_key)
+    for name, m in rep.facts.metrics.items():
+        figures[name] = plots.plot_metric(values[values.metric == name], name, m, out / f"{_file(name)}.png", order)
+    for name, fits in (rep.growth.groupby("metric", sort=False) if rep.growth is not None else ()):
+        figures[f"growth {name}"] = plots.plot_growth(fits, name, meaning(name, {}), rep.growth_param,
+                                                      out / f"growth_{_file(name)}.png")
+    if rep.correlations is not None and len(rep.correlations):
+        against = rep.correlations.against.iloc[0]
+        figures["correlation"] = plots.plot_correlation(rep.frame, rep.correlations,
+                                                        meaning(against, rep.facts.declared), out / "correlation.png")
+    if rep.selection:
+        among, _, ranks, choices = rep.selection
+        figures["selection"] = plots.plot_selection(choices, among, ranks.setting.iloc[0], out / "selection.png")
+    doc = report_document(rep, {k: p.name for k, p in figures.items()})
+    written = [out / "report.md", out / "report.html"]
+    written[0].write_text(to_markdown(doc))
+    written[1].write_text(to_html(doc), encoding="utf-8")
+    names = {"cells": "report", "results": "results", "ranks": "ranks", "tests": "tests"}
+    for name, table in _tables(rep).items():
+        written.append(out / f"{names.get(name, name)}.csv")
+        flags = table.select_dtypes(bool).columns
+        table.astype(dict.fromkeys(flags, int)).to_csv(written[-1], index=False, na_rep="")
+    return [*written, *figures.values()]
 
 
 def _file(name: str) -> str:
     return "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in name)
-
-
-def _csv(path: Path, header: list[str], rows: list[list]) -> None:
-    with path.open("w", newline="") as fh:
-        w = csv.writer(fh)
-        w.writerow(header)
-        w.writerows(rows)

@@ -148,6 +148,17 @@ def check_output_invariants(plugin: Plugin) -> None:
         assert isinstance(out, Dataset)
 
 
+def check_declares_metrics(plugin: Plugin) -> None:
+    """An evaluator declares the meaning (:class:`~framework.evaluation.Metric`) of every value it
+    returns, by name or pattern in ``declares`` (the headline may rely on ``higher_is_better``)."""
+    if not isinstance(plugin, Evaluator):
+        return
+    out = run_verb(plugin)
+    missing = sorted(k for k in out.metrics if type(plugin).meaning(k) is None)
+    assert not missing, (f"{type(plugin).name} returns {missing} without declaring them: add "
+                         "declares = {NAME: Metric.higher(...) / Metric.lower(...) / Metric.descriptive(...)}")
+
+
 def check_rejects_nan(plugin: Plugin) -> None:
     """NaN in the data is refused with a DataValidationError that says so."""
     if isinstance(plugin, DataSource):
@@ -169,6 +180,7 @@ _CHECKS: dict[str, Callable[[Plugin], None]] = {
     "check_deterministic": check_deterministic,
     "check_input_not_mutated": check_input_not_mutated,
     "check_output_invariants": check_output_invariants,
+    "check_declares_metrics": check_declares_metrics,
     "check_rejects_nan": check_rejects_nan,
 }
 

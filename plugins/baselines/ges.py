@@ -8,6 +8,7 @@ from pydantic import Field
 
 from framework import CausalGraph, Dataset, Evaluation, Evaluator, Params, Searcher, registry
 from framework.errors import DataValidationError
+from framework.evaluation import Metric
 
 
 class GESParams(Params):
@@ -119,6 +120,7 @@ class BICScore(Evaluator):
     """
 
     name = "bic_score"
+    declares = {"bic_score": Metric.higher(), "n_edges": Metric.descriptive(0)}
     accepts = ("graph",)
     scale_invariant = "column"
     Params = BICScoreParams

@@ -64,6 +64,7 @@ class PC(Searcher):
     """
 
     name = "pc"
+    baseline = True
     scale_invariant = "column"
     Params = PCParams
     paper = "Spirtes, Glymour, Scheines 2000 (causal-learn, Zheng et al. JMLR 2024)"
@@ -203,6 +204,7 @@ class HillClimb(Searcher):
     """
 
     name = "hill_climb"
+    baseline = True
     scale_invariant = "column"
     Params = HillClimbParams
     paper = "Koller & Friedman 2009 (pgmpy, Ankan & Textor JMLR 2024)"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from framework import Dataset, Evaluation, Evaluator, Params, Partition
+from framework import Dataset, Evaluation, Evaluator, Metric, Params, Partition
 
 
 class EffectInformation(Evaluator):
@@ -27,6 +27,9 @@ class EffectInformation(Evaluator):
     """
 
     name = "effect_information"
+    declares = {"effect_information": Metric.higher(0, 1), "purity": Metric.higher(0, 1),
+                "n_clusters": Metric.descriptive(0), "noise_fraction": Metric.descriptive(0, 1),
+                "top5_share": Metric.descriptive(0, 1)}
     accepts = ("partition",)
     scale_invariant = "column"
     Params = Params

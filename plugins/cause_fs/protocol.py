@@ -7,7 +7,7 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import Field
 
-from framework import Dataset, Evaluation, Evaluator, Params, Partition
+from framework import Dataset, Evaluation, Evaluator, Metric, Params, Partition
 from framework.errors import DataValidationError
 from framework.roles import Example
 
@@ -64,6 +64,9 @@ class FSProtocol(Evaluator):
     """
 
     name = "fs_protocol"
+    declares = {"fs_protocol": Metric.higher(0, 1), "acc@*": Metric.higher(0, 1), "nmi@*": Metric.higher(0, 1),
+                "acc_mean": Metric.higher(0, 1), "nmi_mean": Metric.higher(0, 1),
+                "acc_std@*": Metric.descriptive(0), "nmi_std@*": Metric.descriptive(0)}
     scale_invariant = "global"
     Params = FSProtocolParams
     paper = "Shen, Huang, Ma, Li 2024 (CAUSE-FS), Sec. 6.1"

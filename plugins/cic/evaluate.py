@@ -6,7 +6,7 @@ from typing import Any
 
 from pydantic import Field
 
-from framework import CausalGraph, Dataset, Evaluation, Evaluator, Params
+from framework import CausalGraph, Dataset, Evaluation, Evaluator, Metric, Params
 from framework.errors import DataValidationError
 from framework.roles import Example
 
@@ -55,6 +55,8 @@ class DependenceCarried(Evaluator):
     """
 
     name = "dependence_carried"
+    declares = {"dependence_carried": Metric.higher(0, 1), "share": Metric.higher(0, 1),
+                "sources_together": Metric.higher(0, 1), "n_edges": Metric.descriptive(0)}
     scale_invariant = "column"
     Params = DependenceCarriedParams
     paper = PAPER
@@ -100,6 +102,8 @@ class ScoreGap(Evaluator):
     """
 
     name = "score_gap"
+    declares = {"score_gap": Metric.higher(), "truth_score": Metric.descriptive(),
+                "result_score": Metric.descriptive()}
     scale_invariant = "column"
     Params = ScoreGapParams
     paper = PAPER

@@ -10,7 +10,7 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import Field
 
-from framework import Dataset, Evaluation, Evaluator, Params, Partition
+from framework import Dataset, Evaluation, Evaluator, Metric, Params, Partition
 from framework.errors import DataValidationError
 from framework.memory import MemoryEstimate, budget_bytes
 
@@ -69,6 +69,10 @@ class KernelRank(Evaluator):
     """
 
     name = "kernel_rank"
+    declares = {"kernel_rank": Metric.lower(0), "vote_share": Metric.descriptive(0, 1),
+                "pairwise_min_p": Metric.descriptive(0, 1), "pairwise_dependent": Metric.descriptive(0, 1),
+                "identifiable": Metric.descriptive(0, 1), "confounder_confidence": Metric.higher(0, 1),
+                "confident": Metric.higher(0, 1), "rank_correct": Metric.higher(0, 1)}
     scale_invariant = "global"
     Params = KernelRankParams
     paper = PAPER
@@ -223,6 +227,7 @@ class MMDMatching(Evaluator):
     """
 
     name = "mmd_matching"
+    declares = {"mmd_matching": Metric.lower(0), "mmd_*": Metric.lower(0)}
     scale_invariant = "global"
     Params = MMDMatchingParams
     paper = PAPER

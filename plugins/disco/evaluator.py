@@ -7,7 +7,7 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import Field
 
-from framework import Dataset, Evaluation, Evaluator, Params, Partition
+from framework import Dataset, Evaluation, Evaluator, Metric, Params, Partition
 from framework.errors import DataValidationError
 from framework.memory import MemoryEstimate
 
@@ -66,6 +66,8 @@ class Disco(Evaluator):
     """
 
     name = "disco"
+    declares = {"disco": Metric.higher(-1, 1), "disco_clusters": Metric.higher(-1, 1),
+                "disco_noise": Metric.higher(-1, 1)}
     scale_invariant = "global"
     Params = DiscoParams
     paper = "Beer, Krieger, Weber, Ritzert, Assent, Plant 2025 (DISCO)"
@@ -147,6 +149,7 @@ class DBCV(Evaluator):
     """
 
     name = "dbcv"
+    declares = {"dbcv": Metric.higher(-1, 1)}
     scale_invariant = "global"
     Params = DBCVParams
     paper = "Moulavi et al., SDM 2014"

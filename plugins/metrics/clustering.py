@@ -7,7 +7,7 @@ from typing import Literal
 import numpy as np
 from pydantic import Field
 
-from framework import Dataset, Evaluation, Evaluator, Params, Partition
+from framework import Dataset, Evaluation, Evaluator, Metric, Params, Partition
 from framework.errors import DataValidationError
 
 Noise = Literal["cluster", "singletons", "exclude"]
@@ -62,6 +62,7 @@ class NMI(_External):
     """
 
     name = "nmi"
+    declares = {"nmi": Metric.higher(0, 1), "noise_fraction": Metric.descriptive(0, 1)}
     scale_invariant = "column"
     paper = "Vinh, Epps, Bailey, JMLR 2010"
 
@@ -85,6 +86,7 @@ class ARI(_External):
     """
 
     name = "ari"
+    declares = {"ari": Metric.higher(-0.5, 1), "noise_fraction": Metric.descriptive(0, 1)}
     scale_invariant = "column"
     paper = "Hubert & Arabie, J. Classification 1985"
 
@@ -128,6 +130,7 @@ class ClusteringAccuracy(_External):
     """
 
     name = "clustering_accuracy"
+    declares = {"clustering_accuracy": Metric.higher(0, 1), "noise_fraction": Metric.descriptive(0, 1)}
     scale_invariant = "column"
     paper = "Kuhn 1955 (Hungarian method)"
 
@@ -160,6 +163,7 @@ class Silhouette(Evaluator):
     """
 
     name = "silhouette"
+    declares = {"silhouette": Metric.higher(-1, 1), "noise_fraction": Metric.descriptive(0, 1)}
     scale_invariant = "global"
     accepts = ("partition",)
     Params = SilhouetteParams

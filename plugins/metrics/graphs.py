@@ -22,7 +22,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from framework import CausalGraph, Dataset, Evaluation, Evaluator, Params
+from framework import CausalGraph, Dataset, Evaluation, Evaluator, Metric, Params
 from framework.errors import DataValidationError
 
 Mark = tuple  # (a, b) for a -> b, ("-",) undirected, ("<->",) bidirected, ("o->", a, b) a o-> b, ("o-o",)
@@ -98,6 +98,8 @@ class SHD(_GraphMetric):
     """
 
     name = "shd"
+    declares = {"shd": Metric.lower(0), "missing": Metric.lower(0), "extra": Metric.lower(0),
+                "reversed": Metric.lower(0), "orientation": Metric.lower(0), "n_variables": Metric.descriptive(0)}
     scale_invariant = "column"
     Params = GraphMetricParams
     higher_is_better = False
@@ -156,6 +158,8 @@ class EdgeF1(_GraphMetric):
     """
 
     name = "edge_f1"
+    declares = {"edge_f1": Metric.higher(0, 1), "*_precision": Metric.higher(0, 1), "*_recall": Metric.higher(0, 1),
+                "*_f1": Metric.higher(0, 1), "n_variables": Metric.descriptive(0)}
     scale_invariant = "column"
     Params = EdgeF1Params
     paper = None
@@ -186,6 +190,8 @@ class ClusterARI(Evaluator):
     """
 
     name = "cluster_ari"
+    declares = {"cluster_ari": Metric.higher(-0.5, 1), "clusters_found": Metric.higher(0, 1),
+                "n_variables": Metric.descriptive(0)}
     scale_invariant = "column"
     paper = "Hubert & Arabie, J. Classification 1985"
     accepts = ("graph",)

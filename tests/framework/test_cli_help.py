@@ -83,7 +83,12 @@ def test_the_cli_outputs_are_git_ignored():
     paths = [DEFAULT_STORE, f"{DEFAULT_STORE}-journal", "report/report.md", "examples/report/a.png"]
     res = subprocess.run(["git", "check-ignore", "--no-index", *paths], cwd=REPO, capture_output=True, text=True)
     assert res.stdout.split() == paths
-    # a benchmark's committed report folder named report/ is not ignored
-    kept = subprocess.run(["git", "check-ignore", "--no-index", "benchmarks/baselines/report/report.md"],
-                          cwd=REPO, capture_output=True, text=True)
+    # a benchmark's report folder keeps its tables (even one named report/); its pages and figures
+    # are generated output
+    tables = ["benchmarks/baselines/report/report.csv", "benchmarks/cic/report_growth/results.csv"]
+    kept = subprocess.run(["git", "check-ignore", "--no-index", *tables], cwd=REPO, capture_output=True, text=True)
     assert kept.stdout == "" and kept.returncode == 1
+    made = ["benchmarks/baselines/report/report.md", "benchmarks/cic/report_growth/report.html",
+            "benchmarks/cic/report_growth/growth_cpu.png"]
+    res = subprocess.run(["git", "check-ignore", "--no-index", *made], cwd=REPO, capture_output=True, text=True)
+    assert res.stdout.split() == made

@@ -16,8 +16,9 @@ from framework.store import ResultStore
 
 def report_table(rows):
     """The report's cells (metric, data, method, mean, n), time aside."""
+    cells = build_report(rows).cells
     return [{"data": c.data, "method": c.method, "metric": c.metric, "mean": c.mean, "n": c.n}
-            for sec in build_report(rows).sections if sec.info.name != "time" for c in sec.cells]
+            for c in cells[cells.metric != "time"].itertuples()]
 
 
 PIPE = """
@@ -241,11 +242,11 @@ def test_report_out_is_replaced_atomically(toys, tmp_path, monkeypatch):
     names = sorted(p.name for p in out.iterdir())
     assert {"report.md", "report.html", "report.csv"} <= set(names) and "old.csv" not in names
 
-    def broken(store, folder, grid=None, **options):
+    def broken(rep, folder):
         (folder / "report.md").write_text("half")
         raise OSError("disk full")
 
-    monkeypatch.setattr(fr, "write_report", broken)
+    monkeypatch.setattr(fr, "write_files", broken)
     res = CliRunner().invoke(main, ["report", "--store", str(db), "--out", str(out)])
     assert res.exit_code == 1 and "disk full" in res.output
     assert (out / "report.md").read_text().startswith("# macrocause report")

@@ -69,8 +69,8 @@ def test_stored_parameters_and_a_rerun(toys, tmp_path):
         assert store.count_runs() == 4
         # the report's cells: the data entry's parameter is the data's, so one method on both
         # data sets (not one per value), n = the 2 seeds each
-        cells = [c for sec in build_report(store.rows()).sections if sec.info.name == "toy_agreement"
-                 for c in sec.cells]
+        cells = build_report(store.rows()).cells
+        cells = list(cells[cells.metric == "toy_agreement"].itertuples())
         assert sorted((c.data, c.method, c.n) for c in cells) == [
             ("plain", "groups (toy_threshold)", 2), ("second", "groups (toy_threshold)", 2)]
 
@@ -110,8 +110,8 @@ def test_a_parameter_swept_on_each_data_set_still_makes_two_methods(toys, tmp_pa
     grid, base = Grid.from_yaml(tmp_path / "g.yaml")
     with ResultStore(tmp_path / "r.db") as store:
         assert compare(grid, store, base=base, progress=False)["done"] == 8
-        cells = [c for sec in build_report(store.rows()).sections if sec.info.name == "toy_agreement"
-                 for c in sec.cells]
+        cells = build_report(store.rows()).cells
+        cells = list(cells[cells.metric == "toy_agreement"].itertuples())
     methods = sorted({c.method for c in cells})
     assert len(methods) == 2 and "column=0" in methods[0] and "column=1" in methods[1]
     assert all(c.n == 2 for c in cells) and len(cells) == 4

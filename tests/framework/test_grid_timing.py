@@ -6,15 +6,16 @@ import json
 import math
 from statistics import median
 
+import pandas as pd
 import pytest
 from click.testing import CliRunner
 
 from framework.cli import main
 from framework.compare import Grid, compare
 from framework.errors import MacrocauseError, PipelineError, PluginError
-from framework.report import build_report, collect
-from framework.report.results import Result
-from framework.report.timing import growth, growth_exponent, peer_ratios
+from framework.report import build_report
+from framework.report.analyses import growth, growth_exponent, ratios
+from framework.report.frame import tidy
 from framework.store import ResultStore
 
 PLUGIN_FILE = '''
@@ -116,30 +117,30 @@ def _row(pipeline: str, data_hash: str, seed: int = 0) -> dict:
 
 def test_report_refuses_pipelines_that_saw_different_data():
     rows = [_row("a", "h1"), _row("b", "h1"), _row("a", "h2", seed=1)]
-    assert collect(rows).same_data == 2
+    assert tidy(rows)[1].same_data == 2
     with pytest.raises(MacrocauseError, match=r"'a', 'b' saw different data for d with seed 0"):
-        collect([_row("a", "h1"), _row("b", "h2")])
+        tidy([_row("a", "h1"), _row("b", "h2")])
 
 
 def _res(method, data, seed, value, metric="time", n=None, params="{}"):
-    return Result(method, data, seed, metric, value, source_params=params,
-                  shape=None if n is None else (n, 3))
+    return {"method": method, "data": data, "seed": seed, "metric": metric, "value": value,
+            "source_params": params, "n": n, "d": None if n is None else 3}
 
 
 def test_peer_ratios_are_medians_of_same_run_ratios():
     res = [_res("ours", "d", s, v) for s, v in enumerate([1.0, 2.0, 4.0])]
     res += [_res("peer", "d", s, v) for s, v in enumerate([4.0, 4.0, 4.0])]
     res += [_res("ours", "d", 3, 9.0)]  # no peer value for seed 3: left out
-    (r,) = peer_ratios(res, ["time"], "peer")
+    (r,) = ratios(pd.DataFrame(res), ["time"], "peer").itertuples()
     assert (r.method, r.peer, r.data, r.n) == ("ours", "peer", "d", 3)
     assert r.ratio == pytest.approx(0.5)  # median of 0.25, 0.5, 1
     with pytest.raises(MacrocauseError, match="not a method of the report"):
-        peer_ratios(res, ["time"], "nobody")
+        ratios(pd.DataFrame(res), ["time"], "nobody")
 
 
 def test_evaluator_ratios():
     res = [_res("m", "d", 0, 2.0, "time@fast"), _res("m", "d", 0, 8.0, "time@dense")]
-    (r,) = peer_ratios(res, ["time@fast", "time@dense"], "dense")
+    (r,) = ratios(pd.DataFrame(res), ["time@fast", "time@dense"], "dense").itertuples()
     assert (r.method, r.peer, r.ratio) == ("fast", "dense", 0.25)
 
 
@@ -157,12 +158,15 @@ def test_growth_groups_by_method_and_other_parameters():
             params = json.dumps({"size": size, "k": 2, "seed": seed})
             res.append(_res("a", f"s[size={size}]", seed, t * (1 + seed), params=params, n=size))
             res.append(_res("b", f"s[size={size}]", seed, 5.0, params=params, n=size))
-    a, b = growth(res, ["time"], "size")
-    assert (a.method, a.setting, a.sizes) == ("a", "k=2", (100.0, 200.0, 400.0))
-    assert a.medians == pytest.approx((1.5, 6.0, 24.0))
-    assert a.exponent == pytest.approx(2.0) and b.exponent == pytest.approx(0.0)
-    by_shape = growth(res, ["time"], "n")
-    assert [(g.method, g.setting, g.exponent) for g in by_shape] == [("a", "", a.exponent), ("b", "", b.exponent)]
+    res = pd.DataFrame(res)
+    g = growth(res, ["time"], "size")
+    a, b = g[g.method == "a"], g[g.method == "b"]
+    assert set(a.setting) == {"k=2"} and list(a["size"]) == [100.0, 200.0, 400.0]
+    assert list(a["median"]) == pytest.approx([1.5, 6.0, 24.0])
+    assert a.exponent.iloc[0] == pytest.approx(2.0) and b.exponent.iloc[0] == pytest.approx(0.0)
+    by_shape = growth(res, ["time"], "n").drop_duplicates("method")
+    assert list(zip(by_shape.method, by_shape.setting, by_shape.exponent)) == [
+        ("a", "", a.exponent.iloc[0]), ("b", "", b.exponent.iloc[0])]
     with pytest.raises(MacrocauseError, match="No result has a size 'm'"):
         growth(res, ["time"], "m")
 
@@ -173,10 +177,10 @@ def test_report_cli_writes_ratios_and_growth(toys, tmp_path):
     with ResultStore(db) as store:
         compare(grid, store, base=base, progress=False)
         report = build_report(store.results("t"), "t", metrics=["toy_agreement", "time", "cpu", "memory"],
-                              peer="halves", growth_param="n")
-    assert {"time", "cpu"} <= {r.metric for r in report.ratios}  # memory: a peer with 0 MiB has no ratio
-    assert {g.method for g in report.growth} == {"sign (toy_threshold)", "halves (file_halves)"}
-    assert all(g.sizes == (20.0, 40.0, 80.0) for g in report.growth)
+                              peer="halves", growth="n")
+    assert {"time", "cpu"} <= set(report.ratios.metric)  # memory: a peer with 0 MiB has no ratio
+    assert set(report.growth.method) == {"sign (toy_threshold)", "halves (file_halves)"}
+    assert all(list(g["size"]) == [20.0, 40.0, 80.0] for _, g in report.growth.groupby(["metric", "method"]))
     out = tmp_path / "rep"
     result = CliRunner().invoke(main, ["report", "--store", str(db), "--metrics", "toy_agreement,time,memory",
                                        "--peer", "halves", "--growth", "n_samples", "--out", str(out)])
@@ -191,7 +195,9 @@ def test_report_cli_writes_ratios_and_growth(toys, tmp_path):
     assert "Same data: every pipeline saw identical data (by hash) on each of the 6" in text
 
 
-def test_report_loads_a_grid_plugin_file_only_when_named_with_plugins(toys, tmp_path, plugin_registry):
+def test_a_grid_plugin_files_directions_come_from_the_store(toys, tmp_path, plugin_registry):
+    """The runner stores what the file's evaluator declares: the report needs neither the file
+    nor the registry (it imports nothing)."""
     evaluator = PLUGIN_FILE + '''
 
 from framework import Evaluation, Evaluator
@@ -220,31 +226,28 @@ def macrocause_register_plugins(register):
     with ResultStore(tmp_path / "s.db") as store:
         compare(grid, store, base=base, progress=False)
         rows = store.results("t")
+    (tmp_path / "halves.py").unlink()
     from framework import registry
 
-    registry.reset(None)  # a fresh process: the store names halves.py, report does not import it
+    registry.reset(None)  # a fresh process without the file: the report reads the store only
     try:
         assert rows[0]["extra"]["plugin_files"] == [str(tmp_path / "halves.py")]  # kept as information
-        with pytest.raises(MacrocauseError, match="file_smallness"):
-            build_report(rows, "t", metrics=["file_smallness"])
-        assert "file_smallness" not in registry.names()
-        # what `report --plugins halves.py` does
-        res = CliRunner().invoke(main, ["report", "--store", str(tmp_path / "s.db"), "--metrics",
-                                        "file_smallness", "--plugins", str(tmp_path / "halves.py")])
-        assert res.exit_code == 0, res.output
-        assert "### file_smallness (lower is better)" in res.output
+        report = build_report(rows, "t", metrics=["file_smallness"])
+        assert "file_smallness" not in registry.names()  # nothing was imported
     finally:
         registry.reset(plugin_registry)
+    assert report.facts.metrics["file_smallness"].direction == "lower"
 
 
 def test_undefined_values_are_left_out_of_the_tables_and_counted():
     rows = [_row("a", "h", seed=s) for s in range(3)]
     for r, v in zip(rows, (0.5, float("nan"), 0.7)):
         ev = {**r, "step": "ev", "kind": "evaluate", "on_step": "s", "plugin": "silhouette",
-              "metrics": {"silhouette": v}}
+              "metrics": {"silhouette": v},
+              "extra": {**r["extra"], "meanings": {"silhouette": {"direction": "higher", "low": -1, "high": 1}}}}
         rows.append(ev)
     report = build_report(rows, metrics=["silhouette"])
-    (cell,) = report.sections[0].cells
+    (cell,) = report.cells.itertuples()
     assert (cell.n, cell.mean) == (2, pytest.approx(0.6))
-    assert report.collection.undefined == 1
-    assert len([r for r in report.collection.everything if r.metric == "silhouette"]) == 3
+    assert report.facts.undefined == 1
+    assert (report.frame.metric == "silhouette").sum() == 3

@@ -1,20 +1,20 @@
 """`report --select-among`: a setting chosen on the other datasets, judged on the held-out one."""
 
 import csv
-import math
 
+import pandas as pd
 import pytest
 from click.testing import CliRunner
 
+from framework import Metric
 from framework.cli import main
 from framework.errors import MacrocauseError
 from framework.report import build_report
-from framework.report.metrics import MetricInfo
-from framework.report.select import select, selection_tables
-from framework.report.tables import Cell
+from framework.report.analyses import selection
+from framework.report.document import _selection_section
 from framework.store import ResultStore
 
-INFOS = {"acc": MetricInfo("acc", True), "err": MetricInfo("err", False)}
+INFOS = {"acc": Metric.higher(), "err": Metric.lower()}
 # (acc, err) per method and dataset; score = acc - err
 TABLE = {
     "d1": {"X": (0.9, 0.1), "Y": (0.8, 0.1), "Z": (0.5, 0.0), "B": (0.85, 0.05)},
@@ -24,39 +24,43 @@ TABLE = {
 
 
 def _cells():
-    return [Cell(metric, d, m, v[i], math.nan, 1)
-            for d, row in TABLE.items() for m, v in row.items() for i, metric in enumerate(("acc", "err"))]
+    return pd.DataFrame([(metric, d, m, v[i]) for d, row in TABLE.items() for m, v in row.items()
+                         for i, metric in enumerate(("acc", "err"))], columns=["metric", "data", "method", "mean"])
 
 
 def test_leave_one_dataset_out_by_hand():
-    sel = select(_cells(), INFOS, ["X", "Y", "Z"], ["B", "C"], ["acc", "err"], "toy")
+    ranks, choices = selection(_cells(), INFOS, ["X", "Y", "Z"], ["B", "C"], ["acc", "err"])
     # ranks by acc - err: d1 X 1, Y 2, Z 3; d2 Y 1, X = Z = 2.5; d3 Z 1, Y 2, X 3
-    assert [(m, pytest.approx(r), n) for m, r, n in sel.ranks] == [
-        ("Y", pytest.approx(5 / 3), 3), ("X", pytest.approx(6.5 / 3), 3), ("Z", pytest.approx(6.5 / 3), 3)]
-    assert sel.default == "Y"
-    got = {c.data: c for c in sel.choices}
+    assert list(ranks.setting) == ["Y", "X", "Z"] and list(ranks.datasets) == [3, 3, 3]
+    assert list(ranks["average rank"]) == pytest.approx([5 / 3, 6.5 / 3, 6.5 / 3])
+    held = choices[choices.rule == "held_out"]
+    assert set(choices.method[choices.rule == "default"]) == {"Y"}
     # held out d1: on d2, d3 X 2.75, Y 1.5, Z 1.75; d2: a three-way tie at 2 goes to X; d3: Y 1.5
-    assert {d: c.chosen for d, c in got.items()} == {"d1": "Y", "d2": "X", "d3": "Y"}
+    assert dict(zip(held.data, held.method)) == {"d1": "Y", "d2": "X", "d3": "Y"}
     # the best baseline is per metric: on d3 acc from B (0.8), err from C (0.2)
-    assert got["d3"].best_baseline == {"acc": 0.8, "err": 0.2}
-    assert got["d3"].gaps(got["d3"].values, INFOS) == {"acc": pytest.approx(0.1), "err": pytest.approx(-0.1)}
-    assert [c.above(c.values, INFOS) for c in sel.choices] == [False, False, False]
-    assert [c.above(c.default_values, INFOS) for c in sel.choices] == [False, True, False]  # Y on d2: +.05, +.05
-    ranks, held = selection_tables(sel)
-    assert ranks[2] == [["Y", "1.67", "3", "2"], ["X", "2.17", "3", "1"], ["Z", "2.17", "3", "0"]]
-    assert held[0] == "held out: above every baseline on 0 of 3 datasets; the default: on 1 of 3"
-    assert held[2][1][4] == "no (acc -0.050, err -0.050)" and held[2][1][6] == "yes (acc +0.050, err +0.050)"
+    d3 = held[held.data == "d3"]
+    assert list(d3.best_baseline) == [0.8, 0.2] and list(d3.gap) == pytest.approx([0.1, -0.1])
+    assert held.groupby("data").above.first().tolist() == [False, False, False]
+    default = choices[choices.rule == "default"]
+    assert default.groupby("data").above.first().tolist() == [False, True, False]  # Y on d2: +.05, +.05
+    sec = _selection_section("toy", ["acc", "err"], ranks, choices, None)
+    assert sec.tables[0].rows == [["Y", "1.67", "3", "2"], ["X", "2.17", "3", "1"], ["Z", "2.17", "3", "0"]]
+    assert sec.tables[1].title == "held out: above every baseline on 0 of 3 datasets; the default: on 1 of 3"
+    assert sec.tables[1].rows[1][4] == "no (acc -0.050, err -0.050)"
+    assert sec.tables[1].rows[1][6] == "yes (acc +0.050, err +0.050)"
 
 
 def test_one_setting_cannot_be_chosen():
-    with pytest.raises(MacrocauseError, match="at least two toy settings"):
-        select(_cells(), INFOS, ["X"], ["B"], ["acc"], "toy")
+    with pytest.raises(MacrocauseError, match="at least two settings"):
+        selection(_cells(), INFOS, ["X"], ["B"], ["acc"])
 
 
 def _write(store, method, plugin, data, ari, shd):
     step = {"step": method, "kind": "partition", "plugin": plugin, "params": {}, "seconds": 1.0}
     ev = [{"step": f"evaluate_{name}", "kind": "evaluate", "plugin": name, "params": {},
-           "metrics": {name: value}, "on": method, "method": plugin} for name, value in (("ari", ari), ("shd", shd))]
+           "metrics": {name: value}, "on": method, "method": plugin,
+           "meanings": {name: {"direction": "higher" if name == "ari" else "lower"}}}
+          for name, value in (("ari", ari), ("shd", shd))]
     store.write_run(f"{method}-{data}", [step, *ev], pipeline=method, seed=0, data_label=data, grid="g")
 
 

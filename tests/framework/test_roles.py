@@ -71,3 +71,28 @@ def test_partitioner_accepts_arrays_and_refuses_nan():
     assert t.partition([[1.0], [-1.0]]).labels.tolist() == [1, 0]
     with pytest.raises(DataValidationError, match="NaN"):
         t.partition([[np.nan], [1.0]])
+
+
+def test_an_evaluator_declares_every_value_it_returns():
+    """check_declares_metrics fails a value left undeclared; names and fnmatch patterns declare."""
+    import pytest
+
+    from framework import Evaluation, Evaluator, Metric
+    from framework.testing.checks import check_declares_metrics
+
+    class Sizes(Evaluator):
+        name = "sizes"
+        declares = {"sizes": Metric.lower(0), "size@*": Metric.descriptive(0)}
+
+        def _evaluate(self, data, result, truth):
+            return Evaluation(1.0, {"size@0": 2.0, "size@1": 3.0, "spread": 1.0})
+
+    with pytest.raises(AssertionError, match=r"returns \['spread'\] without declaring them"):
+        check_declares_metrics(Sizes())
+    Sizes.declares = {**Sizes.declares, "spread": Metric.lower(0)}
+    check_declares_metrics(Sizes())
+    assert Sizes.meaning("size@7") == Metric.descriptive(0) and Sizes.meaning("sizes").direction == "lower"
+    assert Sizes.meaning("other") is None
+    with pytest.raises(ValueError, match="use 'higher', 'lower' or 'descriptive'"):
+        Metric("better")
+    assert Metric.from_dict(Metric.higher(0, 1).to_dict()) == Metric.higher(0, 1)

@@ -20,7 +20,7 @@ from sklearn.utils import estimator_checks as checks  # noqa: E402
 
 from framework import CausalGraph, Dataset, registry  # noqa: E402
 from framework.errors import ConfigError, DataValidationError  # noqa: E402
-from framework.sklearn import dbcv_scorer, disco_scorer, estimator, estimator_class  # noqa: E402
+from framework.sklearn import dbcv_scorer, disco_scorer, estimator, estimator_class, scorer  # noqa: E402
 from plugins.disco.auto import k_distance_eps  # noqa: E402
 
 DATA = Path(__file__).resolve().parents[1] / "data"
@@ -172,3 +172,18 @@ def test_scorer_needs_labels_for_the_scored_points():
         disco_scorer(est, X[:10])
     with pytest.raises(DataValidationError, match="has none"):
         disco_scorer(StandardScaler().fit(X), X)
+
+
+def test_any_evaluator_is_a_scorer_signed_by_its_declared_direction():
+    """Scorers come from evaluators by name: a truth-based one reads y, a lower-is-better one is
+    negated (scikit-learn maximises), and a non-evaluator is refused naming the evaluators."""
+    from framework import sklearn as sk
+
+    X, y = make_blobs(40, centers=3, random_state=1)
+    est = DBSCAN(eps=1.0).fit(X)
+    assert scorer("ari")(est, X, y) == pytest.approx(adjusted_rand_score(y, est.labels_))
+    rank = registry.create("kernel_rank").evaluate(Dataset(X), est.labels_).value
+    assert rank > 0 and scorer("kernel_rank")(est, X) == pytest.approx(-rank)
+    with pytest.raises(ConfigError, match="not an evaluator"):
+        scorer("dbscan")
+    assert sk.HillClimb is estimator_class("hill_climb") and sk.HillClimb.__name__ == "HillClimb"

@@ -1,5 +1,6 @@
 """The example plugin under docs/examples is discovered through real entry-point metadata."""
 
+import csv
 import json
 import os
 import re
@@ -21,9 +22,9 @@ def _tree(root: Path) -> set[Path]:
     return {p.relative_to(root) for p in root.rglob("*")}
 
 
-def test_installed_example_plugin_is_listed_and_runs(tmp_path):
-    before = _tree(EXAMPLE)
-    # built from a copy: a build leaves build/ and *.egg-info next to the sources
+def _install(tmp_path: Path) -> tuple[Path, dict]:
+    """The example built from a copy (a build leaves build/ and *.egg-info next to the sources)
+    and installed into a folder of its own; the environment that sees it."""
     src = tmp_path / "src"
     shutil.copytree(EXAMPLE, src, ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"))
     target = tmp_path / "site"
@@ -34,7 +35,13 @@ def test_installed_example_plugin_is_listed_and_runs(tmp_path):
     )
     assert pip.returncode == 0, pip.stderr
     assert list(target.glob("macrocause_hello-*.dist-info/entry_points.txt"))
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(target), os.environ.get("PYTHONPATH", "")])}
+    return src, {**os.environ, "PYTHONPATH": os.pathsep.join([str(target), str(REPO),
+                                                              os.environ.get("PYTHONPATH", "")])}
+
+
+def test_installed_example_plugin_is_listed_and_runs(tmp_path):
+    before = _tree(EXAMPLE)
+    src, env = _install(tmp_path)
     out = subprocess.run([sys.executable, "-m", "framework.cli", "plugins", "--json"],
                          capture_output=True, text=True, env=env)
     assert out.returncode == 0, out.stderr
@@ -49,6 +56,33 @@ def test_installed_example_plugin_is_listed_and_runs(tmp_path):
                             str(src / "tests")], capture_output=True, text=True, env=env, cwd=tmp_path)
     assert tests.returncode == 0, tests.stdout[-2000:]
     assert _tree(EXAMPLE) == before  # nothing written into docs/examples
+
+
+def test_a_third_party_sub_metric_is_ranked_by_its_declared_direction(tmp_path):
+    """bin_balance declares size_cv lower-is-better: a grid run through the CLI and reported
+    ranks the method with the smaller size_cv first, with no edit of the framework."""
+    _, env = _install(tmp_path)
+    (tmp_path / "p.yaml").write_text(
+        "name: bins\nsteps:\n  - {id: two, partition: quantile_bins, params: {n_bins: 2}}\n"
+        "  - {id: three, partition: quantile_bins, params: {n_bins: 3}}\n"
+        "  - {evaluate: bin_balance, on: two}\n  - {evaluate: bin_balance, on: three}\n")
+    (tmp_path / "g.yaml").write_text(
+        "name: g\ndata: [{source: linear_gaussian, params: {n_variables: 2, n_samples: 10}}]\n"
+        "pipelines: [p.yaml]\nseeds: 1\n")
+    cli = [sys.executable, "-m", "framework.cli"]
+    run = subprocess.run([*cli, "compare", "g.yaml", "--store", "s.db"], capture_output=True, text=True,
+                         env=env, cwd=tmp_path)
+    assert run.returncode == 0, run.stderr[-2000:]
+    run = subprocess.run([*cli, "report", "--store", "s.db", "--metrics", "bin_balance,size_cv", "--out", "rep"],
+                         capture_output=True, text=True, env=env, cwd=tmp_path)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert "### size_cv (lower is better)" in run.stdout and "n_groups (descriptive" in run.stdout
+    cells = {(r["metric"], r["method"].split(" ")[0]): float(r["mean"])
+             for r in csv.DictReader((tmp_path / "rep" / "report.csv").open())}
+    assert cells["size_cv", "two"] == 0.0 < cells["size_cv", "three"]  # 5 + 5 against 4 + 3 + 3
+    ranks = [(r["method"].split(" ")[0], r["mean_rank"]) for r in csv.DictReader((tmp_path / "rep" / "ranks.csv").open())
+             if r["metric"] == "size_cv"]
+    assert ranks == [("two", "1.0"), ("three", "2.0")]
 
 
 GUIDE = REPO / "docs" / "writing-a-plugin.md"
@@ -67,7 +101,8 @@ def _guide_files() -> dict[str, str]:
 
 def test_the_guide_shows_the_shipped_files_whole():
     files = _guide_files()
-    assert set(files) == {"macrocause_hello/bins.py", "macrocause_hello/__init__.py", "pyproject.toml"}
+    assert set(files) == {"macrocause_hello/bins.py", "macrocause_hello/balance.py", "macrocause_hello/__init__.py",
+                          "pyproject.toml"}
     for path, body in files.items():
         assert _code_lines(body) == _code_lines((EXAMPLE / path).read_text()), path
     toml = tomllib.loads(files["pyproject.toml"])

@@ -5,6 +5,8 @@ from framework import hookimpl
 
 @hookimpl
 def macrocause_register_plugins(register):
+    from .balance import BinBalance
     from .bins import QuantileBins
 
     register(QuantileBins)
+    register(BinBalance)
