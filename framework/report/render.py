@@ -1,7 +1,8 @@
 """A :class:`~framework.report.document.Document` rendered to markdown and to HTML (Jinja2).
 
 Every label is data: in markdown, ``& < >`` become entities, ``$`` and ``~`` character
-references, and markdown punctuation (``\\ ` * _ [ ] |``) is backslash-escaped, newlines
+references, ``[ ]`` entities (no link can form), other markdown punctuation (``\\ ` * _ |``)
+backslash-escaped, newlines
 become spaces; the HTML template autoescapes. Figures are linked by file name (the
 PNGs written beside the page), not embedded.
 """
@@ -15,7 +16,8 @@ from .document import Document, Table
 
 __all__ = ["to_markdown", "to_html", "md_escape"]
 
-_MD = {"&": "&amp;", "<": "&lt;", ">": "&gt;", "$": "&#36;", "~": "&#126;", "\n": " ", "\r": " "}
+_MD = {"&": "&amp;", "<": "&lt;", ">": "&gt;", "$": "&#36;", "~": "&#126;", "[": "&#91;", "]": "&#93;",
+       "\n": " ", "\r": " "}
 
 
 def md_escape(text: object) -> str:

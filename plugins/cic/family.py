@@ -44,7 +44,9 @@ import math
 
 import numpy as np
 
-from .engine import DiscreteEntropies, g_test, partial_correlation_pvalue, rank_transform
+from framework.entropy import DiscreteEntropies, g_test, partial_correlation_pvalue
+
+from .engine import rank_transform
 
 Idx = tuple[int, ...]
 Parents = tuple[Idx, ...]

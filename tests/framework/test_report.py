@@ -304,7 +304,7 @@ def test_labels_are_inert_in_markdown_html_and_figures(plugin_registry, tmp_path
             _write(store, "pc", "pc", evil, seed, {"shd": 1 + seed})
         write_report(store, tmp_path / "out")
     md = (tmp_path / "out" / "report.md").read_text()
-    cell = "&#36;\\\\frac{x&#36; &lt;script&gt;alert(1)&lt;/script&gt; \\| \\[a\\](javascript:x) \\*b\\* c"
+    cell = "&#36;\\\\frac{x&#36; &lt;script&gt;alert(1)&lt;/script&gt; \\| &#91;a&#93;(javascript:x) \\*b\\* c"
     assert f"| method | {cell} |" in md and "<script>" not in md and "$" not in md
     html = (tmp_path / "out" / "report.html").read_text()
     assert "<script>" not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html
