@@ -119,6 +119,7 @@ class BICScore(Evaluator):
     """
 
     name = "bic_score"
+    requires = ("bic",)
     accepts = ("graph",)
     scale_invariant = "column"
     Params = BICScoreParams

@@ -105,6 +105,7 @@ fixed amount. The method page
     """
 
     name = "cafe_dbscan"
+    requires = ("disco",)
     scale_invariant = "global"
     axis = "samples"
     needs_target = True

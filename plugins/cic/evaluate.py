@@ -100,6 +100,7 @@ class ScoreGap(Evaluator):
     """
 
     name = "score_gap"
+    requires = ("cic",)
     scale_invariant = "column"
     Params = ScoreGapParams
     paper = PAPER

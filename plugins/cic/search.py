@@ -111,6 +111,7 @@ class CICGreedy(Searcher):
     """
 
     name = "cic_greedy"
+    requires = ("cic",)
     scale_invariant = "global"
     Params = CICGreedyParams
     paper = PAPER
@@ -240,6 +241,7 @@ class GreedyDAG(Searcher):
     """
 
     name = "greedy_dag"
+    requires = ("bic",)
     scale_invariant = "column"
     Params = GreedyDAGParams
     paper = "Heckerman, Geiger, Chickering, Machine Learning 1995"
