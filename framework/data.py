@@ -13,7 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from . import readers, richrepr
+from . import richrepr
+from .columns import as_discrete, as_matrix, as_target
 from .errors import DataValidationError
 
 __all__ = ["Dataset", "as_dataset"]
@@ -73,7 +74,7 @@ class Dataset:
     ) -> None:
         if isinstance(X, Dataset):
             raise DataValidationError("Dataset(X): X is already a Dataset; use it as it is.")
-        arr = readers.as_matrix(X)
+        arr = as_matrix(X)
         n, d = arr.shape
         if names is None:
             names = [f"x{j}" for j in range(d)]
@@ -85,8 +86,8 @@ class Dataset:
         if len(set(names)) != d:
             dup = sorted({s for s in names if names.count(s) > 1})
             raise DataValidationError(f"Dataset: variable names must be unique; repeated: {dup}.")
-        disc = readers.as_discrete(discrete, arr)
-        tgt, states, codes = readers.as_target(target, n)
+        disc = as_discrete(discrete, arr)
+        tgt, states, codes = as_target(target, n)
         self.X = _readonly(arr)
         self.names = names
         self.target = tgt
@@ -247,7 +248,9 @@ class Dataset:
         columns : sequence of str, optional
             Keep only these variables (in this order).
         """
-        return readers.read_csv(cls, path, target, discrete, columns)
+        from .readers import read_csv  # the readers build Datasets: they import this module
+
+        return read_csv(path, target, discrete, columns)
 
     @classmethod
     def from_pandas(cls, frame: Any, target: str | None = None, discrete: Any = None) -> Dataset:
@@ -255,11 +258,15 @@ class Dataset:
 
         Categorical and boolean columns are encoded as integer codes and marked discrete.
         """
-        return readers.from_pandas(cls, frame, target, discrete)
+        from .readers import from_pandas
+
+        return from_pandas(frame, target, discrete)
 
     def to_pandas(self, categorical: bool = True):
         """A pandas DataFrame; discrete columns become categoricals when *categorical*."""
-        return readers.to_pandas(self, categorical)
+        from .readers import to_pandas
+
+        return to_pandas(self, categorical)
 
     # -- transformations ----------------------------------------------------
     def _replace(self, **changes: Any) -> Dataset:

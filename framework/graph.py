@@ -11,16 +11,21 @@ matrix), adjacency matrices and DOT (implemented in :mod:`framework.graph_io`).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
 
-from . import graph_io, richrepr
+from . import richrepr
 from .errors import DataValidationError
-from .graph_io import natural_key
 
 __all__ = ["CausalGraph", "natural_key"]
+
+
+def natural_key(s: str) -> list:
+    """Sort key that orders ``x2`` before ``x10``."""
+    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", s)]
 
 
 def _has_cycle(n: int, edges: Iterable[tuple[int, int]]) -> list[int] | None:
@@ -312,7 +317,7 @@ class CausalGraph:
         Node attribute ``variables`` holds each cluster's variable set; edge
         attribute ``undirected`` is True for the two halves of an undirected edge.
         """
-        return graph_io.to_networkx(self)
+        return _io().to_networkx(self)
 
     @classmethod
     def from_networkx(cls, g) -> CausalGraph:
@@ -321,25 +326,25 @@ class CausalGraph:
         Node attribute ``variables`` (a set of names) makes a cluster node;
         otherwise the node name is the variable.
         """
-        return graph_io.from_networkx(cls, g)
+        return _io().from_networkx(g)
 
     def to_adjacency(self, variables: Sequence[str] | None = None) -> np.ndarray:
         """Adjacency matrix of a singleton graph: ``A[i, j] = 1`` for i -> j, both 1 for i - j."""
-        return graph_io.to_adjacency(self, variables)
+        return _io().to_adjacency(self, variables)
 
     @classmethod
     def from_adjacency(cls, A: Any, variables: Sequence[str]) -> CausalGraph:
         """From ``A[i, j] != 0`` meaning i -> j; both directions set means undirected."""
-        return graph_io.from_adjacency(cls, A, variables)
+        return _io().from_adjacency(A, variables)
 
     def to_pgmpy(self):
         """A pgmpy ``DAG`` (all edges directed) or ``PDAG`` (some undirected); singleton graphs only."""
-        return graph_io.to_pgmpy(self)
+        return _io().to_pgmpy(self)
 
     @classmethod
     def from_pgmpy(cls, model, variables: Sequence[str] | None = None) -> CausalGraph:
         """From a pgmpy DAG, PDAG or Bayesian network."""
-        return graph_io.from_pgmpy(cls, model, variables)
+        return _io().from_pgmpy(model, variables)
 
     @classmethod
     def from_causallearn(cls, graph: Any, variables: Sequence[str]) -> CausalGraph:
@@ -350,12 +355,19 @@ class CausalGraph:
         (``M[i, j] = M[j, i] = 1``, which PC may emit for conflicting
         orientations) becomes undirected here.
         """
-        return graph_io.from_causallearn(cls, graph, variables)
+        return _io().from_causallearn(graph, variables)
 
     def to_causallearn_matrix(self, variables: Sequence[str] | None = None) -> np.ndarray:
         """causal-learn's endpoint matrix for a singleton graph (see :meth:`from_causallearn`)."""
-        return graph_io.to_causallearn_matrix(self, variables)
+        return _io().to_causallearn_matrix(self, variables)
 
     def to_dot(self) -> str:
         """Graphviz DOT text; clusters with several variables are drawn as boxes."""
-        return graph_io.to_dot(self)
+        return _io().to_dot(self)
+
+
+def _io():
+    """:mod:`framework.graph_io`, which builds CausalGraphs and so imports this module."""
+    from . import graph_io
+
+    return graph_io
