@@ -110,8 +110,9 @@ def _load(path: Path, _mtime: int) -> Manifest:
     import yaml
     from pydantic import ValidationError
 
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml: 8x faster on registry.yaml
     try:
-        raw = yaml.safe_load(path.read_text())
+        raw = yaml.load(path.read_text(), Loader=loader)
     except yaml.YAMLError as exc:
         raise PluginError(f"{path}: invalid YAML: {exc}") from None
     try:
