@@ -28,6 +28,7 @@ import importlib
 import importlib.util
 import os
 import sys
+import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from importlib.metadata import EntryPoint, entry_points
@@ -113,6 +114,8 @@ class Registry:
         self._records: dict[str, PluginRecord] = {}
         self._unavailable: list[Unavailable] = []
         self._pending: dict[str, Callable[[], None]] = {}
+        self._lock = threading.RLock()  # one thread imports an entry point; the others wait for it
+        self._failed: dict[str, str] = {}  # entry points whose import failed, with the error
         if autoload and not os.environ.get("MACROCAUSE_DISABLE_PLUGIN_AUTOLOAD"):
             self.load_entry_points()
         if autoload:
@@ -211,8 +214,17 @@ class Registry:
 
     def _import_entry_point(self, ep: EntryPoint, dist: str) -> None:
         """Import a manifest-listed entry point and give its records their classes."""
-        if self._pending.pop(ep.name, None) is None:
-            return
+        with self._lock:
+            if ep.name in self._failed:
+                raise PluginError(self._failed[ep.name])
+            if self._pending.pop(ep.name, None) is not None:
+                try:
+                    self._import_now(ep, dist)
+                except PluginError as exc:
+                    self._failed[ep.name] = str(exc)
+                    raise
+
+    def _import_now(self, ep: EntryPoint, dist: str) -> None:
         listed = {n: r for n, r in self._records.items() if r.origin == ep.name and not r.loaded}
         classes: dict[str, type] = {}
         try:

@@ -192,3 +192,17 @@ def test_a_manifest_that_does_not_match_its_module_is_refused_on_use(tmp_path, m
     assert [line.split(": ", 1)[1] for line in reg.check_manifest(ep)] == [
         "half: class is 'mc_halves_wrong.other:Half' in the manifest, 'mc_halves_wrong:Half' in the class"
     ]
+
+
+def test_a_plugin_module_that_fails_on_first_use_fails_the_same_way_again(tmp_path, monkeypatch):
+    from framework import PluginError
+    from framework.registry import Registry
+
+    _manifest_package(tmp_path, monkeypatch, "mc_halves_broken")
+    (tmp_path / "mc_halves_broken" / "__init__.py").write_text("raise ImportError('no exotic_dependency')\n")
+    reg = Registry(autoload=False)
+    reg.register_module(_module(One), "fake", "fake-dist")
+    reg.load_entry_points()
+    for _ in range(2):
+        with pytest.raises(PluginError, match=r'^Error importing plugin "halves": ImportError: no exotic_dependency$'):
+            reg.create("half")
