@@ -54,4 +54,4 @@ def __getattr__(name: str):
         from .pipeline import Pipeline
 
         return Pipeline
-    raise AttributeError(f"module 'framework' has no attribute {name!r}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

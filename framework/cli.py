@@ -69,16 +69,29 @@ def main(ctx: click.Context, debug: bool) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @click.option("--role", type=click.Choice(["partitioner", "scorer", "searcher", "evaluator", "data"]),
               default=None, help="Only plugins of this role.")
-def plugins(as_json: bool, role: str | None) -> None:
+@click.option("--check", is_flag=True,
+              help="Import every plugin package and check its registry.yaml equals what its classes declare.")
+def plugins(as_json: bool, role: str | None, check: bool) -> None:
     """List every registered plugin: name, role, origin package, summary.
+
+    The list is read from the packages' manifests (registry.yaml) without importing
+    the plugins; --check imports them and exits 1 on any difference.
 
     \b
     Examples:
-      macrocause plugins
       macrocause plugins --role evaluator --json
+      macrocause plugins --check
     """
     from . import registry
 
+    if check:
+        problems = registry.get_registry().check_manifests()
+        for line in problems:
+            click.echo(line)
+        if problems:
+            raise click.exceptions.Exit(1)
+        click.echo("Every manifest equals what its classes declare.")
+        return
     recs = registry.records(role) if role else registry.records() + registry.records("data")
     rows = [{"name": r.name, "role": r.role, "origin": r.origin, "package": r.package, "summary": r.summary}
             for r in recs]
@@ -99,7 +112,7 @@ def plugins(as_json: bool, role: str | None) -> None:
 @main.command()
 @click.argument("name")
 def describe(name: str) -> None:
-    """Show a plugin's parameters (defaults, bounds, docs) and its paper.
+    """Show a plugin's catalogue entry, its parameters (defaults, bounds, docs) and its paper.
 
     \b
     Examples:
@@ -112,14 +125,18 @@ def describe(name: str) -> None:
     from .params import param_table
 
     rec = registry.get_registry().record(name)
-    cls = rec.cls
-    click.echo(f"{cls.name} ({cls.role}, from {rec.package}:{rec.origin})")
-    if getattr(cls, "axis", None) and cls.role == "partitioner":
-        click.echo(f"partitions: {cls.axis}")
+    click.echo(f"{rec.name} ({rec.role}, from {rec.package}:{rec.origin})")
+    if rec.axis:
+        click.echo(f"partitions: {rec.axis}")
+    if rec.needs:
+        click.echo(f"needs: {', '.join(rec.needs)}")
+    if rec.requires:
+        click.echo(f"requires: {', '.join(rec.requires)}")
+    cls = rec.cls  # the parameters and the docstring live in the class: imports its module
     click.echo("")
     click.echo(inspect.getdoc(cls) or "")
-    if cls.paper:
-        click.echo(f"\nPaper: {cls.paper}")
+    if rec.paper:
+        click.echo(f"\nPaper: {rec.paper}")
     click.echo("\nParameters:")
     rows = param_table(cls.Params)
     if not rows:

@@ -363,7 +363,7 @@ def compare(
         def claimed() -> Iterator[Task]:
             nonlocal elsewhere
             for t in todo:
-                state = store.claim(t.key, retry_failed=retry_failed, replace=t.key in stale)
+                state = store.claims.claim(t.key, retry_failed=retry_failed, replace=t.key in stale)
                 if state == "claimed":
                     held.add(t.key)
                     yield t
@@ -372,7 +372,7 @@ def compare(
                 elsewhere += state == "busy"
                 bar.update(1)
 
-        stop = store.heartbeat()
+        stop = store.claims.heartbeat()
         try:
             for _, outcome in iter_unordered(
                 run_task, claimed(), executor=executor, n_jobs=n_jobs, address=address,
@@ -391,7 +391,7 @@ def compare(
                 bar.update(1)
         finally:
             stop.set()
-            store.release(held)
+            store.claims.release(held)
     if elsewhere and progress:
         print(f"{elsewhere} runs were being computed by another process (left to it).", file=sys.stderr)
     return counts

@@ -13,7 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from . import readers, richrepr
+from . import richrepr
+from .columns import as_discrete, as_matrix, as_target
 from .errors import DataValidationError, say
 
 __all__ = ["Dataset", "as_dataset"]
@@ -73,7 +74,7 @@ class Dataset:
     ) -> None:
         if isinstance(X, Dataset):
             raise DataValidationError("Dataset(X): X is already a Dataset; use it as it is.")
-        arr = readers.as_matrix(X)
+        arr = as_matrix(X)
         n, d = arr.shape
         if names is None:
             names = [f"x{j}" for j in range(d)]
@@ -87,8 +88,8 @@ class Dataset:
             dup = sorted({s for s in names if s in seen or seen.add(s)})
             shown = dup if len(dup) <= 10 else [*dup[:10], f"... {len(dup) - 10:,} more"]
             raise DataValidationError(f"Dataset: variable names must be unique; repeated: {shown}.")
-        disc = readers.as_discrete(discrete, arr)
-        tgt, states, codes = readers.as_target(target, n)
+        disc = as_discrete(discrete, arr)
+        tgt, states, codes = as_target(target, n)
         self.X = _readonly(arr)
         self.names = names
         self.target = tgt
@@ -249,7 +250,9 @@ class Dataset:
         columns : sequence of str, optional
             Keep only these variables (in this order).
         """
-        return readers.read_csv(cls, path, target, discrete, columns)
+        from .readers import read_csv  # the readers build Datasets: they import this module
+
+        return read_csv(path, target, discrete, columns)
 
     @classmethod
     def from_pandas(cls, frame: Any, target: str | None = None, discrete: Any = None,
@@ -263,11 +266,15 @@ class Dataset:
         ``pd.to_numeric``), dates, durations and complex numbers; NaN in a numeric
         column is refused by :class:`Dataset`.
         """
-        return readers.from_pandas(cls, frame, target, discrete, missing)
+        from .readers import from_pandas
+
+        return from_pandas(frame, target, discrete, missing)
 
     def to_pandas(self, categorical: bool = True):
         """A pandas DataFrame; discrete columns become categoricals when *categorical*."""
-        return readers.to_pandas(self, categorical)
+        from .readers import to_pandas
+
+        return to_pandas(self, categorical)
 
     # -- transformations ----------------------------------------------------
     def _replace(self, **changes: Any) -> Dataset:

@@ -15,16 +15,21 @@ matrix), adjacency matrices and DOT (implemented in :mod:`framework.graph_io`).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
 
-from . import graph_io, richrepr
+from . import richrepr
 from .errors import DataValidationError
-from .graph_io import natural_key
 
 __all__ = ["CausalGraph", "natural_key"]
+
+
+def natural_key(s: str) -> list:
+    """Sort key that orders ``x2`` before ``x10``."""
+    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", s)]
 
 
 def _has_cycle(n: int, edges: Iterable[tuple[int, int]]) -> list[int] | None:
@@ -392,7 +397,7 @@ class CausalGraph:
         attribute ``undirected`` is True for the two halves of an undirected edge,
         ``bidirected`` for the two halves of a bidirected one.
         """
-        return graph_io.to_networkx(self)
+        return _io().to_networkx(self)
 
     @classmethod
     def from_networkx(cls, g) -> CausalGraph:
@@ -402,27 +407,27 @@ class CausalGraph:
         Node attribute ``variables`` (a set of names) makes a cluster node;
         otherwise the node name is the variable.
         """
-        return graph_io.from_networkx(cls, g)
+        return _io().from_networkx(g)
 
     def to_adjacency(self, variables: Sequence[str] | None = None) -> np.ndarray:
         """Adjacency matrix of a singleton graph: ``A[i, j] = 1`` for i -> j, both 1 for i - j
         (a graph with bidirected edges is refused: use :meth:`to_causallearn_matrix`)."""
-        return graph_io.to_adjacency(self, variables)
+        return _io().to_adjacency(self, variables)
 
     @classmethod
     def from_adjacency(cls, A: Any, variables: Sequence[str]) -> CausalGraph:
         """From ``A[i, j] != 0`` meaning i -> j; both directions set means undirected."""
-        return graph_io.from_adjacency(cls, A, variables)
+        return _io().from_adjacency(A, variables)
 
     def to_pgmpy(self):
         """A pgmpy ``DAG`` (all edges directed) or ``PDAG`` (some undirected); singleton graphs
         without bidirected edges only."""
-        return graph_io.to_pgmpy(self)
+        return _io().to_pgmpy(self)
 
     @classmethod
     def from_pgmpy(cls, model, variables: Sequence[str] | None = None) -> CausalGraph:
         """From a pgmpy DAG, PDAG or Bayesian network."""
-        return graph_io.from_pgmpy(cls, model, variables)
+        return _io().from_pgmpy(model, variables)
 
     @classmethod
     def from_causallearn(cls, graph: Any, variables: Sequence[str]) -> CausalGraph:
@@ -434,12 +439,19 @@ class CausalGraph:
         marks are 2: ``i o-> j`` is ``M[i, j] = 2, M[j, i] = 1`` and ``i o-o j`` is
         ``M[i, j] = M[j, i] = 2``. ``M[a, b]`` is the mark at a's end of the edge a - b.
         """
-        return graph_io.from_causallearn(cls, graph, variables)
+        return _io().from_causallearn(graph, variables)
 
     def to_causallearn_matrix(self, variables: Sequence[str] | None = None) -> np.ndarray:
         """causal-learn's endpoint matrix for a singleton graph (see :meth:`from_causallearn`)."""
-        return graph_io.to_causallearn_matrix(self, variables)
+        return _io().to_causallearn_matrix(self, variables)
 
     def to_dot(self) -> str:
         """Graphviz DOT text; clusters with several variables are drawn as boxes."""
-        return graph_io.to_dot(self)
+        return _io().to_dot(self)
+
+
+def _io():
+    """:mod:`framework.graph_io`, which builds CausalGraphs and so imports this module."""
+    from . import graph_io
+
+    return graph_io

@@ -1,28 +1,21 @@
 """Conversions of :class:`~framework.graph.CausalGraph` to and from other libraries' types.
 
 networkx, pgmpy (DAG/PDAG), causal-learn (GeneralGraph / endpoint matrix), adjacency
-matrices and DOT. ``CausalGraph``'s ``to_*`` / ``from_*`` methods delegate here; the
-``to_*`` functions take a graph, the ``from_*`` ones the class to build (so this
-module does not import :mod:`framework.graph`, which imports it).
+matrices and DOT. ``CausalGraph``'s ``to_*`` / ``from_*`` methods delegate here.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from .errors import DataValidationError
+from .graph import CausalGraph, natural_key
 
 
-def natural_key(s: str) -> list:
-    """Sort key that orders ``x2`` before ``x10``."""
-    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", s)]
-
-
-def to_networkx(g):
+def to_networkx(g: CausalGraph):
     """``nx.DiGraph`` over node labels; undirected and bidirected edges appear in both directions.
 
     Node attribute ``variables`` holds each cluster's variable set; edge
@@ -50,7 +43,7 @@ def to_networkx(g):
     return out
 
 
-def from_networkx(cls, nxg) -> Any:
+def from_networkx(nxg) -> CausalGraph:
     """From a ``nx.DiGraph`` (a pair of opposite edges = undirected, or bidirected when
     both halves carry ``bidirected=True``) or ``nx.Graph``.
 
@@ -75,7 +68,7 @@ def from_networkx(cls, nxg) -> Any:
                     (nd if circles else bi if both else u).append((idx[a], idx[b]))
             else:
                 (pd_ if circle else d).append((idx[a], idx[b]))
-    return cls(clusters, d, u, bi, pd_, nd)
+    return CausalGraph(clusters, d, u, bi, pd_, nd)
 
 
 def _refuse_bidirected(g, target: str) -> None:
@@ -91,7 +84,7 @@ def _refuse_bidirected(g, target: str) -> None:
         )
 
 
-def to_adjacency(g, variables: Sequence[str] | None = None) -> np.ndarray:
+def to_adjacency(g: CausalGraph, variables: Sequence[str] | None = None) -> np.ndarray:
     """Adjacency matrix of a singleton graph: ``A[i, j] = 1`` for i -> j, both 1 for i - j."""
     _refuse_bidirected(g, "to_adjacency")
     g = g if g.is_singleton else g.expand()
@@ -106,7 +99,7 @@ def to_adjacency(g, variables: Sequence[str] | None = None) -> np.ndarray:
     return A
 
 
-def from_adjacency(cls, A: Any, variables: Sequence[str]) -> Any:
+def from_adjacency(A: Any, variables: Sequence[str]) -> CausalGraph:
     """From ``A[i, j] != 0`` meaning i -> j; both directions set means undirected."""
     A = np.asarray(A) != 0
     n = len(variables)
@@ -123,10 +116,10 @@ def from_adjacency(cls, A: Any, variables: Sequence[str]) -> Any:
                         u.append((i, j))
                 else:
                     d.append((i, j))
-    return cls([[v] for v in variables], d, u)
+    return CausalGraph([[v] for v in variables], d, u)
 
 
-def to_pgmpy(g):
+def to_pgmpy(g: CausalGraph):
     """A pgmpy ``DAG`` (all edges directed) or ``PDAG`` (some undirected); singleton graphs only."""
     from pgmpy.base import DAG, PDAG
 
@@ -144,7 +137,7 @@ def to_pgmpy(g):
     return pdag
 
 
-def from_pgmpy(cls, model, variables: Sequence[str] | None = None) -> Any:
+def from_pgmpy(model, variables: Sequence[str] | None = None) -> CausalGraph:
     """From a pgmpy DAG, PDAG or Bayesian network."""
     vs = [str(v) for v in (variables if variables is not None else model.nodes())]
     if hasattr(model, "undirected_edges") and hasattr(model, "directed_edges"):
@@ -156,11 +149,11 @@ def from_pgmpy(cls, model, variables: Sequence[str] | None = None) -> Any:
             if key not in seen:
                 seen.add(key)
                 u.append((str(a), str(b)))
-        return cls.from_edges(vs, d, u)
-    return cls.from_edges(vs, [(str(a), str(b)) for a, b in model.edges()])
+        return CausalGraph.from_edges(vs, d, u)
+    return CausalGraph.from_edges(vs, [(str(a), str(b)) for a, b in model.edges()])
 
 
-def from_causallearn(cls, graph: Any, variables: Sequence[str]) -> Any:
+def from_causallearn(graph: Any, variables: Sequence[str]) -> CausalGraph:
     """From a causal-learn ``GeneralGraph`` or its endpoint matrix ``G.graph``.
 
     causal-learn encodes ``i -> j`` as ``M[j, i] = 1, M[i, j] = -1`` and
@@ -199,10 +192,10 @@ def from_causallearn(cls, graph: Any, variables: Sequence[str]) -> Any:
                 bi.append((i, j))
             else:
                 u.append((i, j))
-    return cls([[v] for v in variables], d, u, bi, pd_, nd)
+    return CausalGraph([[v] for v in variables], d, u, bi, pd_, nd)
 
 
-def to_causallearn_matrix(g, variables: Sequence[str] | None = None) -> np.ndarray:
+def to_causallearn_matrix(g: CausalGraph, variables: Sequence[str] | None = None) -> np.ndarray:
     """causal-learn's endpoint matrix for a singleton graph (see :meth:`from_causallearn`)."""
     g = g if g.is_singleton else g.expand()
     vs = list(variables) if variables is not None else g.variables
@@ -222,7 +215,7 @@ def to_causallearn_matrix(g, variables: Sequence[str] | None = None) -> np.ndarr
     return M
 
 
-def to_dot(g) -> str:
+def to_dot(g: CausalGraph) -> str:
     """Graphviz DOT text; clusters with several variables are drawn as boxes."""
     lines = ["digraph G {", "  node [shape=ellipse];"]
     for i, c in enumerate(g.clusters):

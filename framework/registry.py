@@ -2,9 +2,12 @@
 
 Plugins are found through the entry-point group ``macrocause`` (built-in ones
 too, exactly as a third party registers). Each entry point names a module with
-``@hookimpl`` functions (see :mod:`framework.hookspecs`). A module that fails to
-import or register is recorded as *unavailable*, with its reason, and breaks
-nothing else.
+``@hookimpl`` functions (see :mod:`framework.hookspecs`). When the package ships a
+manifest (``registry.yaml``, :mod:`framework.manifest`), its plugins are listed from
+it and the module is imported when one of them is first used; otherwise the module
+is imported at once. A module that fails to import or register is recorded as
+*unavailable*, with its reason, and breaks nothing else; so is a plugin whose
+``requires`` names a plugin that is missing (blocked, broken or not installed).
 
 Examples
 --------
@@ -25,9 +28,10 @@ import importlib
 import importlib.util
 import os
 import sys
-from collections.abc import Iterable
-from dataclasses import dataclass
-from importlib.metadata import entry_points
+import threading
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -36,11 +40,12 @@ import pluggy
 
 from . import hookspecs
 from .errors import DuplicatePluginError, PluginError, PluginNotFoundError
+from .manifest import ManifestEntry, entry_of, find_manifest, import_object, manifest_differences
 from .roles import DataSource, Plugin, Role, set_name_resolver
 
 __all__ = [
     "PluginRecord", "Unavailable", "Registry", "get_registry", "reset",
-    "create", "get", "names", "records", "unavailable", "load_data", "load_files",
+    "create", "get", "names", "records", "unavailable", "load_data", "load_files", "import_object",
 ]
 
 ENTRY_POINT_GROUP = "macrocause"
@@ -48,40 +53,74 @@ ENTRY_POINT_GROUP = "macrocause"
 
 @dataclass(frozen=True)
 class PluginRecord:
-    """Where a registered plugin class came from."""
+    """A registered plugin: what the catalogue says of it, and its class once imported."""
 
     name: str
     role: str
-    cls: type[Plugin]
     origin: str  # entry-point (pluggy plugin) name
     package: str  # distribution name, or the module for plugins registered by hand
+    summary: str
+    paper: str | None = None
+    axis: str | None = None
+    requires: tuple[str, ...] = ()
+    needs: tuple[str, ...] = ()
+    class_path: str = ""
+    _cls: list = field(default_factory=list, repr=False, compare=False)  # [] until imported
+    _load: Callable[[], None] | None = field(default=None, repr=False, compare=False)
 
     @property
-    def summary(self) -> str:
-        return self.cls.summary()
+    def cls(self) -> type[Plugin]:
+        """The plugin class (imports its module on first use)."""
+        if not self._cls and self._load is not None:
+            self._load()
+        return self._cls[0]
+
+    @property
+    def loaded(self) -> bool:
+        return bool(self._cls)
+
+    @classmethod
+    def of_class(cls, klass: type[Plugin], origin: str, package: str) -> PluginRecord:
+        e = entry_of(klass, origin)
+        return cls(e.name, e.role, origin, package, e.summary, e.paper, e.axis, tuple(e.requires),
+                   tuple(e.needs), e.class_, [klass])
+
+    @classmethod
+    def of_entry(cls, e: ManifestEntry, package: str, load: Callable[[], None]) -> PluginRecord:
+        return cls(e.name, e.role, e.entry_point, package, e.summary, e.paper, e.axis, tuple(e.requires),
+                   tuple(e.needs), e.class_, [], load)
 
 
 @dataclass(frozen=True)
 class Unavailable:
-    """A plugin module that could not be loaded."""
+    """A plugin module that could not be loaded, or plugins whose requirements are missing."""
 
     origin: str
     package: str
     reason: str
+    names: tuple[str, ...] = ()  # the plugins it would have registered, when known
 
 
 class Registry:
-    """A pluggy plugin manager plus the table of registered plugin classes."""
+    """A pluggy plugin manager plus the table of registered plugins.
+
+    Entry points with a manifest (:mod:`framework.manifest`) are listed from it and
+    imported when one of their plugins is first used; the others are imported at once.
+    """
 
     def __init__(self, autoload: bool = True) -> None:
         self.pm = pluggy.PluginManager("macrocause")
         self.pm.add_hookspecs(hookspecs)
         self._records: dict[str, PluginRecord] = {}
         self._unavailable: list[Unavailable] = []
+        self._pending: dict[str, Callable[[], None]] = {}
+        self._lock = threading.RLock()  # one thread imports an entry point; the others wait for it
+        self._failed: dict[str, str] = {}  # entry points whose import failed, with the error
         if autoload and not os.environ.get("MACROCAUSE_DISABLE_PLUGIN_AUTOLOAD"):
             self.load_entry_points()
         if autoload:
             self.load_modules(os.environ.get("MACROCAUSE_PLUGINS", ""))
+        self._check_requires()
 
     def load_modules(self, modules: str) -> None:
         """Register plugin modules named in a comma-separated list (``MACROCAUSE_PLUGINS``),
@@ -131,14 +170,27 @@ class Registry:
 
     # -- loading -------------------------------------------------------------
     def load_entry_points(self, group: str = ENTRY_POINT_GROUP) -> None:
-        """Import and register every module of the entry-point group."""
+        """Register every entry point of the group: from its manifest when it has one
+        (imported on first use), else by importing its module now."""
         blocked = {s.strip() for s in os.environ.get("MACROCAUSE_BLOCK_PLUGINS", "").split(",") if s.strip()}
         seen: set[str] = set()
         for ep in sorted(entry_points(group=group), key=lambda e: e.name):
             dist = ep.dist.name if ep.dist is not None else "?"
-            if ep.name in blocked or ep.name in seen:
+            if ep.name in seen:
                 continue
             seen.add(ep.name)
+            try:
+                found = find_manifest(ep.module, ep.name)
+            except PluginError as exc:
+                self._unavailable.append(Unavailable(ep.name, dist, f'Plugin "{ep.name}": {exc}'))
+                continue
+            if ep.name in blocked:
+                names = tuple(e.name for e in found[1]) if found else ()
+                self._unavailable.append(Unavailable(ep.name, dist, "blocked by MACROCAUSE_BLOCK_PLUGINS", names))
+                continue
+            if found is not None:
+                self._add_from_manifest(ep, dist, found[1])
+                continue
             try:
                 module = ep.load()
             except Exception as exc:  # a broken plugin must not break the others
@@ -148,6 +200,66 @@ class Registry:
                 continue
             self.register_module(module, ep.name, dist)
 
+    def _add_from_manifest(self, ep: EntryPoint, dist: str, entries: list[ManifestEntry]) -> None:
+        for e in entries:
+            other = self._records.get(e.name)
+            if other is not None:
+                raise DuplicatePluginError(
+                    f"Plugin name {e.name!r} is registered twice: by {other.origin!r} "
+                    f"({other.package}, {other.class_path}) and by {ep.name!r} ({dist}, {e.class_})."
+                )
+        self._pending[ep.name] = lambda: self._import_entry_point(ep, dist)
+        for e in entries:
+            self._records[e.name] = PluginRecord.of_entry(e, dist, self._pending[ep.name])
+
+    def _import_entry_point(self, ep: EntryPoint, dist: str) -> None:
+        """Import a manifest-listed entry point and give its records their classes."""
+        with self._lock:
+            if ep.name in self._failed:
+                raise PluginError(self._failed[ep.name])
+            if self._pending.pop(ep.name, None) is not None:
+                try:
+                    self._import_now(ep, dist)
+                except PluginError as exc:
+                    self._failed[ep.name] = str(exc)
+                    raise
+
+    def _import_now(self, ep: EntryPoint, dist: str) -> None:
+        listed = {n: r for n, r in self._records.items() if r.origin == ep.name and not r.loaded}
+        classes: dict[str, type] = {}
+        try:
+            module = ep.load()
+            self.pm.register(module, name=ep.name)
+            self._run_hooks(ep.name, lambda cls: classes.__setitem__(cls.name, cls))
+        except Exception as exc:
+            raise PluginError(f'Error importing plugin "{ep.name}": {type(exc).__name__}: {exc}') from exc
+        for name, rec in listed.items():
+            cls = classes.get(name)
+            if cls is None or f"{cls.__module__}:{cls.__qualname__}" != rec.class_path:
+                raise PluginError(
+                    f"Entry point {ep.name!r} ({dist}) does not register {name!r} as its manifest says "
+                    f"({rec.class_path}); run `macrocause plugins --check`."
+                )
+            rec._cls.append(cls)
+
+    def _check_requires(self) -> None:
+        """Drop the plugins whose required plugins are missing, naming what is missing and why."""
+        why = {n: f"entry point {u.origin!r}: {u.reason}" for u in self._unavailable for n in u.names}
+        changed = True
+        while changed:
+            changed = False
+            for rec in list(self._records.values()):
+                missing = [r for r in rec.requires if r not in self._records]
+                if not missing:
+                    continue
+                del self._records[rec.name]
+                parts = "; ".join(f"{m!r} ({why.get(m, 'not installed')})" for m in missing)
+                why[rec.name] = f"needs {', '.join(map(repr, missing))}"
+                self._unavailable.append(
+                    Unavailable(rec.origin, rec.package, f"{rec.name} needs {parts}.", (rec.name,))
+                )
+                changed = True
+
     def register_module(self, module: ModuleType | object, origin: str, package: str | None = None) -> None:
         """Register a module (or object) holding hookimpls, as if found by entry point."""
         package = package or getattr(module, "__name__", origin)
@@ -156,27 +268,17 @@ class Registry:
         new: dict[str, PluginRecord] = {}
 
         def register(cls: type) -> None:
-            if not (isinstance(cls, type) and issubclass(cls, Plugin)):
-                raise PluginError(f"plugin {origin!r} registered {cls!r}, which is not a Plugin class.")
-            name = getattr(cls, "name", None)
-            if not isinstance(name, str) or not name:
-                raise PluginError(f"plugin {origin!r}: class {cls.__qualname__} has no 'name'.")
-            if cls.role not in tuple(Role):
-                raise PluginError(f"plugin {origin!r}: class {cls.__qualname__} has no known role.")
-            other = self._records.get(name) or new.get(name)
+            other = self._records.get(cls.name) or new.get(cls.name)
             if other is not None:
                 raise DuplicatePluginError(
-                    f"Plugin name {name!r} is registered twice: by {other.origin!r} "
-                    f"({other.package}, {other.cls.__module__}.{other.cls.__qualname__}) and by "
+                    f"Plugin name {cls.name!r} is registered twice: by {other.origin!r} "
+                    f"({other.package}, {other.class_path.replace(':', '.')}) and by "
                     f"{origin!r} ({package}, {cls.__module__}.{cls.__qualname__})."
                 )
-            new[name] = PluginRecord(name, cls.role, cls, origin, package)
+            new[cls.name] = PluginRecord.of_class(cls, origin, package)
 
         try:
-            for hook in (self.pm.hook.macrocause_register_plugins, self.pm.hook.macrocause_register_data_sources):
-                for impl in hook.get_hookimpls():
-                    if impl.plugin_name == origin:
-                        impl.function(register=register)
+            self._run_hooks(origin, register)
         except DuplicatePluginError:
             self.pm.unregister(name=origin)
             raise
@@ -187,6 +289,36 @@ class Registry:
             )
             return
         self._records.update(new)
+
+    def _run_hooks(self, origin: str, register: Callable[[type], None]) -> None:
+        """Call the registering hooks of plugin *origin*, checking each class it hands over."""
+
+        def checked(cls: type) -> None:
+            if not (isinstance(cls, type) and issubclass(cls, Plugin)):
+                raise PluginError(f"plugin {origin!r} registered {cls!r}, which is not a Plugin class.")
+            name = getattr(cls, "name", None)
+            if not isinstance(name, str) or not name:
+                raise PluginError(f"plugin {origin!r}: class {cls.__qualname__} has no 'name'.")
+            if cls.role not in tuple(Role):
+                raise PluginError(f"plugin {origin!r}: class {cls.__qualname__} has no known role.")
+            register(cls)
+
+        for hook in (self.pm.hook.macrocause_register_plugins, self.pm.hook.macrocause_register_data_sources):
+            for impl in hook.get_hookimpls():
+                if impl.plugin_name == origin:
+                    impl.function(register=checked)
+
+    def check_manifest(self, ep: EntryPoint) -> list[str]:
+        """How entry point *ep*'s manifest differs from the classes its module registers
+        (imports the module; empty when they agree or it has no manifest)."""
+        found = find_manifest(ep.module, ep.name)
+        if found is None:
+            return []
+        classes: list[type] = []
+        probe = Registry(autoload=False)
+        probe.pm.register(ep.load(), name=ep.name)
+        probe._run_hooks(ep.name, classes.append)
+        return [f"{found[0]}: {line}" for line in manifest_differences(found[1], classes, ep.name)]
 
     # -- queries -------------------------------------------------------------
     def records(self, role: str | None = None) -> list[PluginRecord]:
@@ -204,21 +336,33 @@ class Registry:
         return list(self._unavailable)
 
     def get(self, name: str) -> type[Plugin]:
+        """The class registered as *name* (imports its module on first use)."""
+        return self.record(name).cls
+
+    def record(self, name: str) -> PluginRecord:
+        """The catalogue entry of *name*, without importing it."""
         try:
-            return self._records[name].cls
+            return self._records[name]
         except KeyError:
             pass
         close = difflib.get_close_matches(name, list(self._records), n=3)
         hint = f" Did you mean {', '.join(repr(c) for c in close)}?" if close else ""
-        broken = [u.reason for u in self._unavailable if u.origin == name]
+        broken = [u.reason for u in self._unavailable if u.origin == name or name in u.names]
         extra = f" It failed to load: {broken[0]}" if broken else ""
         raise PluginNotFoundError(
             f"Unknown plugin {name!r}.{hint} Run `macrocause plugins` to list them.{extra}"
         )
 
-    def record(self, name: str) -> PluginRecord:
-        self.get(name)
-        return self._records[name]
+    def check_manifests(self, group: str = ENTRY_POINT_GROUP) -> list[str]:
+        """Every difference between an installed entry point's manifest and its classes
+        (imports every plugin module; one line each)."""
+        out: list[str] = []
+        for ep in sorted(entry_points(group=group), key=lambda e: e.name):
+            try:
+                out += self.check_manifest(ep)
+            except Exception as exc:
+                out.append(f"entry point {ep.name!r}: {type(exc).__name__}: {exc}")
+        return out
 
     def create(self, name: str, **params: Any) -> Plugin:
         return self.get(name)(**params)
@@ -291,11 +435,3 @@ def load_data(source: str, **params: Any):
         raise PluginError(f"{source!r} is a {src.role}, not a data source.")
     return src.load()
 
-
-def import_object(path: str) -> Any:
-    """Resolve ``"package.module:Attr"``."""
-    mod, _, attr = path.partition(":")
-    obj = importlib.import_module(mod)
-    for part in attr.split(".") if attr else []:
-        obj = getattr(obj, part)
-    return obj

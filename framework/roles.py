@@ -80,7 +80,8 @@ class Plugin(ABC):
 
     Subclasses set the class attributes ``name`` (flat, unique: ``"dbscan"``),
     ``Params`` (a :class:`~framework.params.Params` model) and optionally
-    ``paper`` (a citation). Parameters are passed as keywords and validated at
+    ``paper`` (a citation) and ``requires`` (names of the plugins it creates by
+    name, so the registry can tell when one is missing). Parameters are passed as keywords and validated at
     once; bad ones raise :class:`~framework.errors.ConfigError` (a ValueError)
     naming the parameter and what is allowed.
     """
@@ -90,6 +91,7 @@ class Plugin(ABC):
     Params: ClassVar[type[Params]] = Params
     paper: ClassVar[str | None] = None
     baseline: ClassVar[bool] = False  # a reference the report's paired tests compare every method with
+    requires: ClassVar[tuple[str, ...]] = ()
     scale_invariant: ClassVar[ScaleInvariance] = None
 
     def __init__(self, **params: Any) -> None:

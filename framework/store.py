@@ -5,10 +5,9 @@ own (``macrocause run``). Its key hashes the pipeline (data, parameters and seed
 included) and the grid's name, and is unique in the store: writing a run again
 replaces its rows, so nothing is counted twice. Rows of a run are written
 together in a single transaction: a run is either wholly in the store or not at
-all. Before computing a run, ``compare`` *claims* it, so that several processes
-on one grid and one store compute each run once; a claim whose process died (a
-dead pid on the same host, or no heartbeat for :data:`CLAIM_TTL` seconds)
-expires.
+all. Before computing a run, ``compare`` *claims* it through the store's
+:class:`~framework.claims.Claims` (``store.claims``), so that several processes on
+one grid and one store compute each run once.
 
 Each row carries its provenance: the grid (``NULL`` for a single run), package
 versions, the git commit of the macrocause checkout (if any), the host, its core
@@ -20,29 +19,25 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import os
-import socket
 import sqlite3
-import threading
 import time
 from collections.abc import Iterable, Mapping
 from contextlib import contextmanager
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 from urllib.parse import quote
 
 from . import provenance as _provenance
+from .claims import Claims
 from .errors import MacrocauseError
 from .provenance import git_commit, package_versions, provenance
 
-__all__ = ["ResultStore", "DEFAULT_STORE", "SCHEMA_VERSION", "CLAIM_TTL", "package_versions",
+__all__ = ["ResultStore", "DEFAULT_STORE", "SCHEMA_VERSION", "package_versions",
            "provenance", "git_commit", "run_key"]
 
 DEFAULT_STORE = "macrocause-results.db"
 SCHEMA_VERSION = 2
-CLAIM_TTL = 120.0  # seconds without a heartbeat after which a claim expires
-HEARTBEAT = 20.0  # seconds between heartbeats of a running compare
 
 # the runs table of schema 1; schema 2 adds the columns of _NEW (a new store gets both)
 _RUNS = """
@@ -112,16 +107,6 @@ def run_key(pipeline_key: str, grid: str | None) -> str:
     return hashlib.sha256(f"{grid}\0{pipeline_key}".encode()).hexdigest()[:24]
 
 
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # alive, owned by another user
-        return True
-    return True
-
-
 class ResultStore:
     """SQLite store of pipeline runs.
 
@@ -146,7 +131,6 @@ class ResultStore:
             raise MacrocauseError(f"Results store folder does not exist: {self.path.parent}")
         if readonly and not self.path.is_file():
             raise MacrocauseError(f"No results store at {self.path}.")
-        self._owner = (os.getpid(), socket.gethostname())
         self._deadline = math.inf
         try:
             if readonly:
@@ -161,6 +145,7 @@ class ResultStore:
                 self._check_columns()
         except sqlite3.DatabaseError as exc:
             raise MacrocauseError(f"{self.path} is not a macrocause results store: {_line(exc)}") from None
+        self.claims = Claims(self._conn, self.path)
 
     def _too_long(self) -> int:
         return int(time.monotonic() > self._deadline)
@@ -394,67 +379,6 @@ class ResultStore:
         from .frames import runs_frame
 
         return runs_frame(self.rows(where, args))
-
-    # -- claims ---------------------------------------------------------------------------------
-
-    def claim(self, run_key: str, *, retry_failed: bool = False, replace: bool = False,
-              ttl: float = CLAIM_TTL) -> Literal["claimed", "stored", "busy"]:
-        """Claim a run before computing it.
-
-        Returns ``stored`` when the run is already in the store (done, or any
-        status unless *retry_failed*; never with *replace*), ``busy`` when a live process holds its
-        claim, else records this process's claim and returns ``claimed``. A claim
-        is stale when its process is dead (same host) or silent for *ttl* seconds.
-        """
-        c = self._conn
-        c.execute("BEGIN IMMEDIATE")
-        try:
-            statuses = {r[0] for r in c.execute("SELECT status FROM runs WHERE run_key = ?", (run_key,))}
-            if statuses and not replace and (statuses == {"done"} or not retry_failed):
-                c.execute("COMMIT")
-                return "stored"
-            held = c.execute("SELECT pid, host, heartbeat FROM claims WHERE run_key = ?", (run_key,)).fetchone()
-            if held is not None and (held[0], held[1]) != self._owner and not self._stale(held, ttl):
-                c.execute("COMMIT")
-                return "busy"
-            c.execute("INSERT OR REPLACE INTO claims VALUES (?, ?, ?, ?)", (run_key, *self._owner, time.time()))
-            c.execute("COMMIT")
-            return "claimed"
-        except BaseException:
-            c.execute("ROLLBACK")
-            raise
-
-    def _stale(self, held: tuple[int, str, float], ttl: float) -> bool:
-        pid, host, beat = held
-        if host == self._owner[1] and not _pid_alive(pid):
-            return True
-        return time.time() - beat > ttl
-
-    def release(self, keys: Iterable[str]) -> None:
-        """Drop this process's claims on *keys* (runs it will not compute after all)."""
-        self._conn.executemany("DELETE FROM claims WHERE run_key = ? AND pid = ? AND host = ?",
-                               [(k, *self._owner) for k in keys])
-
-    def heartbeat(self) -> threading.Event:
-        """Refresh this process's claims every :data:`HEARTBEAT` seconds (in a thread with its
-        own connection) until the returned event is set."""
-        stop = threading.Event()
-
-        def beat() -> None:
-            conn = sqlite3.connect(self.path, isolation_level=None, timeout=30)
-            try:
-                while not stop.wait(HEARTBEAT):
-                    try:
-                        conn.execute("UPDATE claims SET heartbeat = ? WHERE pid = ? AND host = ?",
-                                     (time.time(), *self._owner))
-                    except sqlite3.OperationalError:  # busy for 30 s: try at the next beat
-                        pass
-            finally:
-                conn.close()
-
-        if str(self.path) != ":memory:":
-            threading.Thread(target=beat, daemon=True, name="macrocause-heartbeat").start()
-        return stop
 
 
 def _migrate_1_to_2(c: sqlite3.Connection) -> None:

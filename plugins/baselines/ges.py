@@ -121,6 +121,7 @@ class BICScore(Evaluator):
 
     name = "bic_score"
     declares = {"bic_score": Metric.higher(), "n_edges": Metric.descriptive(0)}
+    requires = ("bic",)
     accepts = ("graph",)
     scale_invariant = "column"
     Params = BICScoreParams

@@ -98,6 +98,7 @@ class GreedyDAG(Searcher):
     """
 
     name = "greedy_dag"
+    requires = ("bic",)
     scale_invariant = "column"
     Params = GreedyDAGParams
     paper = "Heckerman, Geiger, Chickering, Machine Learning 1995"

@@ -127,6 +127,7 @@ class CafeDBSCAN(Partitioner):
     """
 
     name = "cafe_dbscan"
+    requires = ("disco",)
     scale_invariant = "global"
     axis = "samples"
     needs_target = True

@@ -104,6 +104,7 @@ class ScoreGap(Evaluator):
     name = "score_gap"
     declares = {"score_gap": Metric.higher(), "truth_score": Metric.descriptive(),
                 "result_score": Metric.descriptive()}
+    requires = ("cic",)
     scale_invariant = "column"
     Params = ScoreGapParams
     paper = PAPER

@@ -95,6 +95,7 @@ class CICExhaustive(Searcher):
     """
 
     name = "cic_exhaustive"
+    requires = ("cic",)
     scale_invariant = "global"
     Params = CICExhaustiveParams
     paper = PAPER

@@ -123,6 +123,7 @@ class CICGreedy(Searcher):
     """
 
     name = "cic_greedy"
+    requires = ("cic",)
     scale_invariant = "global"
     Params = CICGreedyParams
     paper = PAPER

@@ -119,6 +119,7 @@ class CLIC(Partitioner):
     """
 
     name = "clic"
+    requires = ("kmeans", "gmm_em")
     scale_invariant = "global"
     axis = "samples"
     Params = CLICParams

@@ -75,6 +75,7 @@ class DiscoAuto(Partitioner):
     """
 
     name = "disco_auto"
+    requires = ("dbscan",)
     axis = "samples"
     Params = DiscoAutoParams
     paper = "Beer, Krieger, Weber, Ritzert, Assent, Plant 2025 (DISCO)"

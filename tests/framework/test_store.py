@@ -199,21 +199,21 @@ def test_claims(tmp_path):
     rec = [{"step": "s", "kind": "partition", "status": "failed", "error": "boom"}]
     with ResultStore(db) as a, ResultStore(db) as b:
         host = socket.gethostname()
-        assert a.claim("r1") == "claimed"
-        assert a.claim("r1") == "claimed"  # its own claim
-        b._owner = (os.getppid(), host)  # a live process on this host
-        assert b.claim("r1") == "busy"
-        a._owner = (_dead_pid(), host)
-        assert a.claim("r2") == "claimed"
-        assert b.claim("r2") == "claimed"  # the holder died: stale at once
-        a._owner = (1, "elsewhere")  # another host, silent for longer than the TTL
-        assert a.claim("r3") == "claimed"
-        assert b.claim("r3") == "busy"
+        assert a.claims.claim("r1") == "claimed"
+        assert a.claims.claim("r1") == "claimed"  # its own claim
+        b.claims.owner = (os.getppid(), host)  # a live process on this host
+        assert b.claims.claim("r1") == "busy"
+        a.claims.owner = (_dead_pid(), host)
+        assert a.claims.claim("r2") == "claimed"
+        assert b.claims.claim("r2") == "claimed"  # the holder died: stale at once
+        a.claims.owner = (1, "elsewhere")  # another host, silent for longer than the TTL
+        assert a.claims.claim("r3") == "claimed"
+        assert b.claims.claim("r3") == "busy"
         a._conn.execute("UPDATE claims SET heartbeat = ? WHERE run_key = 'r3'", (time.time() - 1000,))
-        assert b.claim("r3") == "claimed"
+        assert b.claims.claim("r3") == "claimed"
         b.write_run("r3", rec, pipeline="p", seed=0, data_label="d")  # storing releases the claim
         assert b._conn.execute("SELECT COUNT(*) FROM claims WHERE run_key = 'r3'").fetchone()[0] == 0
-        assert a.claim("r3") == "stored"
-        assert a.claim("r3", retry_failed=True) == "claimed"
-        b.release(["r2"])
+        assert a.claims.claim("r3") == "stored"
+        assert a.claims.claim("r3", retry_failed=True) == "claimed"
+        b.claims.release(["r2"])
         assert b._conn.execute("SELECT run_key FROM claims ORDER BY run_key").fetchall() == [("r1",), ("r3",)]

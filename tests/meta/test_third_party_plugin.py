@@ -35,7 +35,8 @@ def _install(tmp_path: Path) -> tuple[Path, dict]:
     )
     assert pip.returncode == 0, pip.stderr
     assert list(target.glob("macrocause_hello-*.dist-info/entry_points.txt"))
-    return src, {**os.environ, "PYTHONPATH": os.pathsep.join([str(target), str(REPO),
+    # this checkout first (not whichever one is installed), then the plugin
+    return src, {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), str(target),
                                                               os.environ.get("PYTHONPATH", "")])}
 
 
@@ -48,6 +49,13 @@ def test_installed_example_plugin_is_listed_and_runs(tmp_path):
     rows = {r["name"]: r for r in json.loads(out.stdout)["plugins"]}
     assert rows["quantile_bins"]["package"] == "macrocause-hello"
     assert rows["quantile_bins"]["origin"] == "hello"
+    lazy = ("import sys; from framework import registry; names = registry.names(); "
+            "print('quantile_bins' in names, 'macrocause_hello' in sys.modules)")
+    run = subprocess.run([sys.executable, "-c", lazy], capture_output=True, text=True, env=env)
+    assert run.stdout.split() == ["True", "False"], run.stderr  # listed from its registry.yaml
+    check = subprocess.run([sys.executable, "-m", "framework.cli", "plugins", "--check"],
+                           capture_output=True, text=True, env=env)
+    assert check.returncode == 0, check.stdout + check.stderr
     code = ("from framework import registry; "
             "print(registry.create('quantile_bins').partition([[1.0], [2.0], [3.0], [4.0]]).labels.tolist())")
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
@@ -86,7 +94,7 @@ def test_a_third_party_sub_metric_is_ranked_by_its_declared_direction(tmp_path):
 
 
 GUIDE = REPO / "docs" / "writing-a-plugin.md"
-_BLOCK = re.compile(r"```(?:python|toml)\n# (\S+)\n(.*?)```", re.S)
+_BLOCK = re.compile(r"```(?:python|toml|yaml)\n# (\S+)\n(.*?)```", re.S)
 
 
 def _code_lines(text: str) -> list[str]:
@@ -102,7 +110,7 @@ def _guide_files() -> dict[str, str]:
 def test_the_guide_shows_the_shipped_files_whole():
     files = _guide_files()
     assert set(files) == {"macrocause_hello/bins.py", "macrocause_hello/balance.py", "macrocause_hello/__init__.py",
-                          "pyproject.toml"}
+                          "pyproject.toml", "macrocause_hello/registry.yaml"}
     for path, body in files.items():
         assert _code_lines(body) == _code_lines((EXAMPLE / path).read_text()), path
     toml = tomllib.loads(files["pyproject.toml"])
