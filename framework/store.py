@@ -93,7 +93,8 @@ _KNOWN = {"step", "kind", "plugin", "on", "method", "params", "params_hash", "me
 # what a store may hold (sqlite_master type and name); a view, trigger or other table is refused
 _OBJECTS = {("table", "runs"), ("table", "claims"), ("table", "sqlite_sequence"),
             ("index", "runs_key_seq"), ("index", "runs_grid"), ("index", "sqlite_autoindex_claims_1"),
-            ("index", "runs_key")}  # runs_key: schema 1
+            ("index", "runs_key"),  # runs_key: schema 1; sqlite_stat*: ANALYZE's statistics
+            ("table", "sqlite_stat1"), ("table", "sqlite_stat4")}
 MAX_JSON = 1_000_000  # characters of one stored JSON field
 MAX_SECONDS = 60.0  # one read of the store, at most
 MAX_ERROR = 2400  # characters of a stored error message

@@ -96,6 +96,18 @@ def test_old_schema_store_opens_deduplicated_and_resumes(toys, tmp_path):
         assert len(store.rows()) == 10
 
 
+def test_an_old_store_is_read_read_only_without_changing_it(tmp_path):
+    rows = _old_rows("a", "g", "toy_source[n=20]", 0, 0.5, 100.0) + _old_rows("a", "g", "toy_source[n=20]", 0, 1.0, 200.0)
+    _old_store(tmp_path / "old.db", rows)
+    before = (tmp_path / "old.db").read_bytes()
+    with ResultStore(tmp_path / "old.db", readonly=True) as store:  # migrated in memory: the latest write
+        assert [r["metrics"] for r in store.rows()] == [{"n_clusters": 2.0}, {"toy_agreement": 1.0}]
+    assert (tmp_path / "old.db").read_bytes() == before
+    with pytest.raises(MacrocauseError, match="No results store"):
+        ResultStore(tmp_path / "missing.db", readonly=True)
+    assert not (tmp_path / "missing.db").exists()
+
+
 def test_a_newer_schema_is_refused(tmp_path):
     with sqlite3.connect(tmp_path / "new.db") as c:
         c.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")

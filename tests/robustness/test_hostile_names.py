@@ -113,3 +113,26 @@ def test_a_hostile_csv_header_through_macrocause_run(tmp_path):
     assert res.exit_code == 0, res.output
     assert "->" in res.output or " - " in res.output
     assert not list(tmp_path.glob("PWNED*"))
+
+
+@pytest.mark.parametrize("discrete", [True, False])
+def test_hill_climb_with_internal_names_finds_pgmpys_graph_under_the_real_names(discrete):
+    from pgmpy.structure_score import get_scoring_method
+
+    from plugins.baselines._pgmpy_hc import OrderedHillClimbSearch, safe_names
+
+    rng = np.random.default_rng(3)
+    a = rng.integers(0, 2, 400) if discrete else rng.standard_normal(400)
+    noise = (lambda: rng.random(400) < 0.2) if discrete else (lambda: 0.6 * rng.standard_normal(400))
+    b = (a ^ noise()) if discrete else a + noise()
+    c = (b ^ noise()) if discrete else b + noise()
+    d = (a ^ noise()) if discrete else a + noise()
+    names = ["x10", "b", "x9", "a"]  # not in sorted order
+    ds = Dataset(np.column_stack([a, b, c, d]), names=names, discrete=discrete)
+    assert safe_names(names) == {"a": "v0", "b": "v1", "x10": "v2", "x9": "v3"}
+    ours = registry.create("hill_climb", return_type="dag").search(ds)
+    frame = ds.to_pandas(categorical=True)
+    score = get_scoring_method("bic-d" if discrete else "bic-g", frame)
+    dag = OrderedHillClimbSearch(scoring_method=score, return_type="dag", show_progress=False).fit(frame).causal_graph_
+    assert ours.edge_names() == {(str(x), str(y)) for x, y in dag.edges()}
+    assert len(ours.edge_names()) >= 3
