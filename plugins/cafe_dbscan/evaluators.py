@@ -28,7 +28,7 @@ class EffectInformation(Evaluator):
 
     name = "effect_information"
     declares = {"effect_information": Metric.higher(0, 1), "purity": Metric.higher(0, 1),
-                "n_clusters": Metric.descriptive(0), "noise_fraction": Metric.descriptive(0, 1),
+                "purity_*": Metric.higher(0, 1), "n_clusters": Metric.descriptive(0), "noise_fraction": Metric.descriptive(0, 1),
                 "top5_share": Metric.descriptive(0, 1)}
     accepts = ("partition",)
     scale_invariant = "column"
