@@ -58,7 +58,7 @@ def test_squaring_closure_equals_floyd_warshall():
 @pytest.mark.parametrize("seed", [0, 1])
 def test_greedy_dag_discrete_result_equals_the_old_implementation(seed, monkeypatch):
     ds = registry.load_data("discrete_bn", n_variables=8, n_samples=600, edge_prob=0.3, seed=seed)
-    new = registry.create("greedy_dag", restarts=3, stale=0).run(ds, registry.create("bic"))
+    new = registry.create("greedy_dag", restarts=3, stale=0, pc_start=False).run(ds, registry.create("bic"))
 
     class OldBIC(BICEngine):
         def __init__(self, X, discrete):
@@ -67,7 +67,7 @@ def test_greedy_dag_discrete_result_equals_the_old_implementation(seed, monkeypa
 
     monkeypatch.setattr(engine, "BICEngine", OldBIC)
     monkeypatch.setattr(_climb, "closure", floyd_warshall_closure)
-    old = registry.create("greedy_dag", restarts=3, stale=0).run(ds, registry.create("bic"))
+    old = registry.create("greedy_dag", restarts=3, stale=0, pc_start=False).run(ds, registry.create("bic"))
     assert new["climb_scores"] == old["climb_scores"]
     assert new["graph"].directed == old["graph"].directed
 
@@ -75,7 +75,7 @@ def test_greedy_dag_discrete_result_equals_the_old_implementation(seed, monkeypa
 def test_discrete_greedy_dag_does_not_start_numba():
     code = ("import sys\nfrom framework import registry\n"
             "ds = registry.load_data('discrete_bn', n_variables=5, n_samples=200, seed=0)\n"
-            "registry.create('greedy_dag', restarts=1).search(ds, scorer='bic')\n"
+            "registry.create('greedy_dag', restarts=1, pc_start=False).search(ds, scorer='bic')\n"
             "print('numba' in sys.modules)\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"

@@ -24,13 +24,23 @@ def test_kicks_keep_the_graph_acyclic_and_make_moves():
 def test_kicks_never_lower_the_first_climb_and_are_deterministic(seed):
     ds = registry.load_data("bnlearn", network="sachs", n_samples=2000, seed=seed)
     bic = registry.create("bic")
-    plain = registry.create("greedy_dag", stale=0, restarts=0).run(ds, bic)
-    ils = registry.create("greedy_dag", stale=20, restarts=0, seed=seed).run(ds, bic)
-    again = registry.create("greedy_dag", stale=20, restarts=0, seed=seed).run(ds, bic)
+    plain = registry.create("greedy_dag", stale=0, restarts=0, pc_start=False).run(ds, bic)
+    ils = registry.create("greedy_dag", stale=20, restarts=0, pc_start=False, seed=seed).run(ds, bic)
+    again = registry.create("greedy_dag", stale=20, restarts=0, pc_start=False, seed=seed).run(ds, bic)
     assert ils["score"] >= plain["score"] - 1e-9
     assert ils["climb_scores"][0] == plain["score"] and len(ils["kick_scores"]) >= 20
     assert ils["graph"] == again["graph"] and ils["score"] == again["score"]
     assert ils["score"] == pytest.approx(bic.score(ds, ils["graph"]))
+
+
+def test_pc_start_never_below_pcs_dag_extension():
+    from plugins.baselines.ges import dag_extension
+
+    ds = registry.load_data("bnlearn", network="alarm", n_samples=5000, seed=100)
+    res = registry.create("greedy_dag", seed=100).run(ds, registry.create("bic"))
+    pc_dag = dag_extension(registry.create("pc").search(ds))
+    assert res["score"] >= res["pc_start_score"] - 1e-9
+    assert res["pc_start_score"] >= registry.create("bic").score(ds, pc_dag) - 1e-6
 
 
 def test_return_type_cpdag_is_the_class_of_the_dag():

@@ -109,15 +109,16 @@ def test_plain_climb_ends_in_a_local_optimum():
 def test_tabu_search_and_restarts_never_worse_than_plain_hill_climb(seed):
     ds = _gaussian(seed)
     bic = registry.create("bic")
-    plain = registry.create("greedy_dag", tabu_length=0, patience=0, restarts=0, stale=0).run(ds, bic)
-    tabu = registry.create("greedy_dag", tabu_length=10, patience=0, restarts=0, stale=0).run(ds, bic)
-    walk = registry.create("greedy_dag", tabu_length=10, patience=15, restarts=0, stale=0).run(ds, bic)
-    multi = registry.create("greedy_dag", tabu_length=10, patience=15, restarts=4, stale=0, seed=seed).run(ds, bic)
+    no = {"stale": 0, "pc_start": False}  # the climb, tabu search and restarts alone
+    plain = registry.create("greedy_dag", tabu_length=0, patience=0, restarts=0, **no).run(ds, bic)
+    tabu = registry.create("greedy_dag", tabu_length=10, patience=0, restarts=0, **no).run(ds, bic)
+    walk = registry.create("greedy_dag", tabu_length=10, patience=15, restarts=0, **no).run(ds, bic)
+    multi = registry.create("greedy_dag", tabu_length=10, patience=15, restarts=4, seed=seed, **no).run(ds, bic)
     assert walk["score"] >= tabu["score"] - 1e-9  # the walk starts at the tabu climb's optimum
     assert multi["score"] == max(multi["climb_scores"]) and multi["climb_scores"][0] == walk["score"]
     assert multi["score"] >= plain["score"] - 1e-9
     assert multi["score"] == pytest.approx(bic.score(ds, multi["graph"]))
-    again = registry.create("greedy_dag", tabu_length=10, patience=15, restarts=4, stale=0, seed=seed).run(ds, bic)
+    again = registry.create("greedy_dag", tabu_length=10, patience=15, restarts=4, seed=seed, **no).run(ds, bic)
     assert again["graph"] == multi["graph"]
 
 
