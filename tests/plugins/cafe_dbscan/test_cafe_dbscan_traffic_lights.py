@@ -92,6 +92,7 @@ def test_automatic_mode_on_a_small_draw_of_traffic_lights(lights):
     assert np.mean(part.labels < 0) < 0.3
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name, nmi", [("cafe_ds1", 0.970), ("cafe_ds2", 0.961), ("cafe_ds3", 0.929)])
 def test_simulated_sets_keep_the_candidate_search_and_table_ii(name, nmi):
     ds = registry.create(name, seed=0).load()
