@@ -100,8 +100,8 @@ class CafeDBSCAN(Partitioner):
     all pixels of one image share its state). At 1.5 or more (``info["regime"] = "grouped"``)
     Algorithm 1 runs once with the grouped rule
     (:func:`plugins.cafe_dbscan.grouped.cafe_dbscan_grouped`): Section V's ``min_points`` and
-    ``eps``, ``tau`` twice the measured ``region_noise`` (the total-variation distance between the
-    histograms of two adjacent regions of ``min_points / 2`` points), the densest points start
+    ``eps``, ``tau`` 2.5 times the measured ``region_noise`` (the mean total-variation distance
+    between the histograms of two adjacent regions of ``min_points / 2`` points), the densest points start
     clusters first, and clusters whose effect-state distributions are within ``tau`` are grouped
     into one macro-variable (Definition 2 groups by P(Y|X) alone); no refinement. Otherwise
     (``"independent"``) the candidate search below runs.
