@@ -55,7 +55,7 @@ def test_pipeline_is_immutable_and_with_methods_copy(toys):
     ("data: {source: toy_source}\nsteps: [{partition: toy_threshold, parms: {column: 1}}]\n",
      "step 1: unknown key 'parms'; a partition step takes id, partition, params. Did you mean 'params'\\?"),
     ("data: {sorce: toy_source}\nsteps: [{partition: toy_threshold}]\n",
-     "data: unknown key 'sorce'; data takes source, params, csv, target, name. Did you mean 'source'\\?"),
+     "data: unknown key 'sorce'; data takes source, params, csv, target, labels, noise, name. Did you mean 'source'\\?"),
     ("data: {source: toy_source}\nstpes: [{partition: toy_threshold}]\n",
      "unknown key 'stpes'; pipeline takes name, data, seed, steps, sweep. Did you mean 'steps'\\?"),
     ("steps: [{partiton: toy_threshold}]\n", "step 1: unknown key 'partiton'.*Did you mean 'partition'\\?"),

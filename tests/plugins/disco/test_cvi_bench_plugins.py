@@ -59,12 +59,14 @@ def test_k_from_truth_scales_the_true_number_of_classes(bench):
 
 
 def test_the_cvi_grid_validates(bench):
+    import plugins.datasets
     import plugins.disco
     import plugins.metrics
     from framework.compare import Grid
 
     bench.register_module(plugins.disco, "disco", "disco")
     bench.register_module(plugins.metrics, "metrics", "metrics")
+    bench.register_module(plugins.datasets, "datasets", "datasets")  # the sets are read by `csv`
     grid, base = Grid.from_yaml(BENCH.parent / "cvi.yaml")
     tasks = grid.tasks(base)
     assert grid.name == "disco_cvi" and len(tasks) == 9 * 21  # 9 sets x 21 labellings, seed 0
