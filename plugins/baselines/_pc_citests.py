@@ -150,8 +150,9 @@ def discrete_p(codes: np.ndarray, cards: np.ndarray, x: int, y: int, S: np.ndarr
 
 
 def python_p_value(kind: int, corr: np.ndarray, n: int, codes: np.ndarray, cards: np.ndarray):
-    """``p(x, y, S)`` in plain Python (the kernels' own code, uncompiled; chi-square tails from
-    scipy's ``chdtrc``, as causal-learn's ``chi2.sf``): for searches too small to be worth compiling."""
+    """``p(x, y, S)`` in plain Python and NumPy (Fisher's z: the kernel's own code uncompiled;
+    chi-square and G-square: the kernels' counts and sums vectorised, tails from scipy's
+    ``chdtrc`` as causal-learn's ``chi2.sf``): for searches too small to be worth compiling."""
     if kind == FISHERZ:
         def p(x: int, y: int, S) -> float:
             return fisherz_p.py_func(corr, n, x, y, np.asarray(S, np.int64))
@@ -159,13 +160,26 @@ def python_p_value(kind: int, corr: np.ndarray, n: int, codes: np.ndarray, cards
     from scipy.special import chdtrc
 
     def p(x: int, y: int, S) -> float:
-        S = np.asarray(S, np.int64)
-        if S.shape[0]:
-            _, layer = np.unique(codes[:, S], axis=0, return_inverse=True)
-            layer = layer.reshape(-1)
-            m = int(layer.max()) + 1
-        else:
-            layer, m = np.zeros(codes.shape[0], np.int64), 1
-        stat, df = discrete_stat.py_func(codes, cards, x, y, layer, m, kind == GSQ)
+        a, b = min(x, y), max(x, y)
+        ca, cb = int(cards[a]), int(cards[b])
+        key, total = np.zeros(codes.shape[0], np.int64), 1
+        for s in S:
+            if total * int(cards[s]) >= 2**62:  # re-rank before the key could overflow
+                key = np.unique(key, return_inverse=True)[1].reshape(-1)
+                total = int(key.max()) + 1
+            key = key * int(cards[s]) + codes[:, s]
+            total *= int(cards[s])
+        _, layer = np.unique(key, return_inverse=True)
+        m = int(layer.max()) + 1
+        cnt = np.bincount((layer.reshape(-1) * ca + codes[:, a]) * cb + codes[:, b],
+                          minlength=m * ca * cb).reshape(m, ca, cb).astype(float)
+        rows, cols = cnt.sum(axis=2), cnt.sum(axis=1)
+        df = int(((ca - 1 - (rows == 0).sum(axis=1)) * (cb - 1 - (cols == 0).sum(axis=1))).sum())
+        e = rows[:, :, None] * cols[:, None, :] / rows.sum(axis=1)[:, None, None]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            if kind == GSQ:
+                stat = 2.0 * float(np.where(cnt > 0, cnt * np.log(cnt / e), 0.0).sum())
+            else:
+                stat = float(np.where(e > 0, (cnt - e) ** 2 / e, 0.0).sum())
         return 1.0 if df == 0 else float(chdtrc(df, stat))
     return p
