@@ -21,12 +21,13 @@ import numpy as np
 
 from framework import CausalGraph
 
-from ._pc_citests import CHISQ, FISHERZ, GSQ, discrete_p, fisherz_p, prepare
+from ._pc_citests import CHISQ, FISHERZ, GSQ, discrete_p, fisherz_p, prepare, python_p_value
 from ._pc_orient import EndpointGraph, definite_maxp, definite_meek, maxp, meek, uc_sepset
-from ._pc_skeleton import SepSets, skeleton
+from ._pc_skeleton import SepSets, skeleton, skeleton_python
 
 TESTS = {"fisherz": FISHERZ, "chisq": CHISQ, "gsq": GSQ}
 DEFAULT_PRIORITY = {0: 3, 1: 3, 2: 4}  # causal-learn's uc_priority=-1: each rule's own default
+PYTHON_WORK = 200_000  # n d^2 up to which a search runs its tests in plain Python (no compiling)
 
 
 def resolve_conflicts(M: np.ndarray) -> tuple[np.ndarray, list[tuple[int, int]]]:
@@ -52,19 +53,26 @@ def to_graph(M: np.ndarray, names: Sequence[str]) -> CausalGraph:
     return CausalGraph.from_causallearn(M, list(names))
 
 
-def p_value_function(kind: int, corr: np.ndarray, n: int, codes: np.ndarray, cards: np.ndarray):
-    """``p(x, z, S)`` of the test *kind*, cached by ``(x, z, S)`` (S sorted), as causal-learn's ``CIT``."""
-    cache: dict = {}
-
+def compiled_p_value(kind: int, corr: np.ndarray, n: int, codes: np.ndarray, cards: np.ndarray):
+    """``p(x, z, S)`` of the test *kind* from the numba kernels."""
     def p(x: int, z: int, S: tuple) -> float:
-        key = (min(x, z), max(x, z), S)
-        if key not in cache:
-            arr = np.array(S, np.int64)
-            cache[key] = (fisherz_p(corr, n, x, z, arr) if kind == FISHERZ
-                          else discrete_p(codes, cards, x, z, arr, kind == GSQ))
-        return cache[key]
+        arr = np.array(S, np.int64)
+        return fisherz_p(corr, n, x, z, arr) if kind == FISHERZ else discrete_p(codes, cards, x, z, arr, kind == GSQ)
 
     return p
+
+
+def cached(p):
+    """*p* cached by ``(x, z, S)`` (S sorted), as causal-learn's ``CIT`` caches its tests."""
+    cache: dict = {}
+
+    def cached_p(x: int, z: int, S: tuple) -> float:
+        key = (min(x, z), max(x, z), S)
+        if key not in cache:
+            cache[key] = p(x, z, S)
+        return cache[key]
+
+    return cached_p
 
 
 def run_pc(X: np.ndarray, test: str, alpha: float, stable: bool = True, max_k: int | None = None,
@@ -74,16 +82,21 @@ def run_pc(X: np.ndarray, test: str, alpha: float, stable: bool = True, max_k: i
     *test* is ``"fisherz"``, ``"chisq"`` or ``"gsq"``; ``uc_rule`` and ``uc_priority``
     as causal-learn's ``pc`` (``-1``: the rule's own default). The info holds
     ``n_tests`` (tests of the skeleton search) and ``depth`` (largest conditioning
-    set searched). The matrix may hold a directed cycle, as causal-learn's may:
+    set searched). Up to ``n d^2 =`` :data:`PYTHON_WORK` the tests and the skeleton run
+    as plain Python (the kernels' code uncompiled), so a small first search compiles nothing. The matrix may hold a directed cycle, as causal-learn's may:
     pass it to :func:`resolve_conflicts`.
     """
     kind = TESTS[test]
+    n, d = X.shape
     corr, codes, cards = prepare(X, kind)
-    adj, sep, n_tests, depth = skeleton(
-        kind, float(alpha), -1 if max_k is None else int(max_k), bool(stable), corr, X.shape[0], codes, cards
-    )
+    k = -1 if max_k is None else int(max_k)
+    if n * d * d <= PYTHON_WORK:  # small: compiling the kernels (seconds, once) would cost more
+        p = cached(python_p_value(kind, corr, n, codes, cards))
+        adj, sep, n_tests, depth = skeleton_python(p, d, float(alpha), k, bool(stable))
+    else:
+        adj, sep, n_tests, depth = skeleton(kind, float(alpha), k, bool(stable), corr, n, codes, cards)
+        p = cached(compiled_p_value(kind, corr, n, codes, cards))
     priority = DEFAULT_PRIORITY[uc_rule] if uc_priority == -1 else uc_priority
-    p = p_value_function(kind, corr, X.shape[0], codes, cards)
     g = EndpointGraph(adj)
     if uc_rule == 0:
         uc_sepset(g, SepSets(sep, adj.shape[0]).contains, priority, p)

@@ -94,18 +94,18 @@ def _layers(codes: np.ndarray, cards: np.ndarray, S: np.ndarray) -> tuple[np.nda
 
 
 @njit(cache=True)
-def discrete_p(codes: np.ndarray, cards: np.ndarray, x: int, y: int, S: np.ndarray, gsq: bool) -> float:
-    """p-value of the chi-square (or G-square) test of x and y given S.
+def discrete_stat(codes: np.ndarray, cards: np.ndarray, x: int, y: int, layer: np.ndarray, m: int,
+                  gsq: bool) -> tuple[float, int]:
+    """Statistic and degrees of freedom of the chi-square (or G-square) test of x and y given
+    the configuration index *layer* of each sample (``m`` configurations).
 
     As causal-learn: counts per configuration of S present in the data, expected
     counts from the margins of each configuration; a value of x (or y) absent from
-    a configuration removes a row (column) from that configuration's degrees of
-    freedom; p = 1 when no degree of freedom is left.
+    a configuration removes a row (column) from that configuration's degrees of freedom.
     """
     a, b = min(x, y), max(x, y)
     ca, cb = cards[a], cards[b]
     n = codes.shape[0]
-    layer, m = _layers(codes, cards, S)
     cnt = np.zeros((m, ca, cb))
     for t in range(n):
         cnt[layer[t], codes[t, a], codes[t, b]] += 1.0
@@ -135,6 +135,51 @@ def discrete_p(codes: np.ndarray, cards: np.ndarray, x: int, y: int, S: np.ndarr
                     stat += (c - e) ** 2 / e
     if gsq:
         stat *= 2.0
+    return stat, df
+
+
+@njit(cache=True)
+def discrete_p(codes: np.ndarray, cards: np.ndarray, x: int, y: int, S: np.ndarray, gsq: bool) -> float:
+    """p-value of the chi-square (or G-square) test of x and y given S (p = 1 when no degree
+    of freedom is left, as causal-learn)."""
+    layer, m = _layers(codes, cards, S)
+    stat, df = discrete_stat(codes, cards, x, y, layer, m, gsq)
     if df == 0:
         return 1.0
     return chi2_sf(stat, df)
+
+
+def python_p_value(kind: int, corr: np.ndarray, n: int, codes: np.ndarray, cards: np.ndarray):
+    """``p(x, y, S)`` in plain Python and NumPy (Fisher's z: the kernel's own code uncompiled;
+    chi-square and G-square: the kernels' counts and sums vectorised, tails from scipy's
+    ``chdtrc`` as causal-learn's ``chi2.sf``): for searches too small to be worth compiling."""
+    if kind == FISHERZ:
+        def p(x: int, y: int, S) -> float:
+            return fisherz_p.py_func(corr, n, x, y, np.asarray(S, np.int64))
+        return p
+    from scipy.special import chdtrc
+
+    def p(x: int, y: int, S) -> float:
+        a, b = min(x, y), max(x, y)
+        ca, cb = int(cards[a]), int(cards[b])
+        key, total = np.zeros(codes.shape[0], np.int64), 1
+        for s in S:
+            if total * int(cards[s]) >= 2**62:  # re-rank before the key could overflow
+                key = np.unique(key, return_inverse=True)[1].reshape(-1)
+                total = int(key.max()) + 1
+            key = key * int(cards[s]) + codes[:, s]
+            total *= int(cards[s])
+        _, layer = np.unique(key, return_inverse=True)
+        m = int(layer.max()) + 1
+        cnt = np.bincount((layer.reshape(-1) * ca + codes[:, a]) * cb + codes[:, b],
+                          minlength=m * ca * cb).reshape(m, ca, cb).astype(float)
+        rows, cols = cnt.sum(axis=2), cnt.sum(axis=1)
+        df = int(((ca - 1 - (rows == 0).sum(axis=1)) * (cb - 1 - (cols == 0).sum(axis=1))).sum())
+        e = rows[:, :, None] * cols[:, None, :] / rows.sum(axis=1)[:, None, None]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            if kind == GSQ:
+                stat = 2.0 * float(np.where(cnt > 0, cnt * np.log(cnt / e), 0.0).sum())
+            else:
+                stat = float(np.where(e > 0, (cnt - e) ** 2 / e, 0.0).sum())
+        return 1.0 if df == 0 else float(chdtrc(df, stat))
+    return p

@@ -154,3 +154,42 @@ class SepSets:
             ab, k = divmod(key, self.d)
             out.setdefault(divmod(ab, self.d), set()).add(k)
         return out
+
+
+def skeleton_python(p, d: int, alpha: float, max_k: int, stable: bool) -> tuple[np.ndarray, np.ndarray, int, int]:
+    """:func:`skeleton` in plain Python with the test ``p(x, y, S)``: the same steps and
+    outputs, for searches too small to be worth compiling the kernel (about 5 s, once)."""
+    from itertools import combinations
+
+    adj = ~np.eye(d, dtype=bool)
+    rows: list[tuple[int, int, int]] = []
+    n_tests, depth = 0, -1
+    while True:
+        max_deg = int(adj.sum(axis=1).max()) if d else 0
+        if max_deg - 1 <= depth or (max_k >= 0 and depth + 1 > max_k):
+            break
+        depth += 1
+        snap = adj.copy() if stable else adj
+        remove = []
+        for x in range(d):
+            neigh = np.flatnonzero(snap[x]).tolist()
+            for y in neigh:
+                if not adj[x, y]:
+                    continue
+                a, b = min(x, y), max(x, y)
+                found: set[int] = set()
+                for S in combinations([v for v in neigh if v != y], depth):
+                    if stable and y < x and all(snap[y, s] for s in S):
+                        continue  # the other endpoint has tested this subset already
+                    n_tests += 1
+                    if p(x, y, S) > alpha:
+                        rows += [(a, b, s) for s in S if s not in found]
+                        found.update(S)
+                        if stable:
+                            remove.append((a, b))
+                        else:
+                            adj[x, y] = adj[y, x] = False
+                            break
+        for a, b in remove:
+            adj[a, b] = adj[b, a] = False
+    return adj, np.array(rows, np.int64).reshape(-1, 3), n_tests, depth

@@ -71,6 +71,11 @@ def dag_extension(graph: CausalGraph) -> CausalGraph:
     Dor, Tarsi. A simple algorithm to construct a consistent extension of a partially
     oriented graph. Technical Report R-185, UCLA, 1992.
     """
+    if graph.bidirected:
+        raise DataValidationError(
+            f"dag_extension: the graph has {len(graph.bidirected)} bidirected edge(s) (e.g. pc with "
+            "uc_priority=1), which no DAG extends; use another uc_priority."
+        )
     if not graph.undirected:
         return graph
     left = set(range(graph.n_nodes))

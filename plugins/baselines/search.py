@@ -143,7 +143,7 @@ class PC(Searcher):
                     Mv = self._causallearn(Xv, test)
                 M[np.ix_(varying, varying)] = Mv
         except ValueError as e:  # numpy's LinAlgError is a ValueError
-            if "singular" not in str(e):
+            if "singular" not in str(e).lower():
                 raise
             raise DataValidationError(
                 f"{self.name}: the correlation matrix is singular (a variable is a linear function of "

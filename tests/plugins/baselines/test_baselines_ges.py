@@ -26,6 +26,9 @@ def test_dag_extension_keeps_the_class():
     # a 4-cycle of undirected edges has no extension without a new v-structure
     with pytest.raises(DataValidationError, match="no consistent DAG extension"):
         dag_extension(CausalGraph(names, undirected=[(0, 1), (1, 2), (2, 3), (3, 0)]))
+    # a bidirected edge (pc with uc_priority=1) has no DAG extension either
+    with pytest.raises(DataValidationError, match="bidirected"):
+        dag_extension(CausalGraph(names, undirected=[(0, 1)], bidirected=[(1, 2)]))
 
 
 def test_bic_score_is_the_bic_of_any_dag_of_the_class():

@@ -280,3 +280,37 @@ def test_memory_estimate_refuses_before_the_search(monkeypatch):
     monkeypatch.setenv("MACROCAUSE_MEMORY_LIMIT", "1MB")
     with pytest.raises(MemoryBudgetError, match="pc would need"):
         registry.create("pc").search(ds)
+
+
+def test_a_small_first_search_compiles_nothing(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "from framework import registry\n"
+        "from plugins.baselines import _pc_citests, _pc_orient, _pc_skeleton\n"
+        "ds = registry.load_data('discrete_bn', n_variables=6, n_samples=2000, seed=1)\n"
+        "g = registry.create('pc', alpha=0.01, uc_rule=1, uc_priority=3).search(ds)\n"
+        "kernels = [_pc_skeleton.skeleton, _pc_citests.discrete_p, _pc_citests.fisherz_p,\n"
+        "           _pc_citests.discrete_stat, _pc_orient._rebuild_dpath]\n"
+        "print(sum(len(k.signatures) for k in kernels), len(g.skeleton()))\n"
+    )
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                         cwd=os.getcwd(), check=True).stdout.split()
+    assert out[0] == "0" and int(out[1]) > 0
+
+
+def test_python_and_compiled_paths_agree(monkeypatch):
+    import plugins.baselines._pc as pcmod
+
+    for test, seed in [("fisherz", 6), ("gsq", 7)]:
+        ds = _data(test, seed)
+        X = ds.X.astype(int) if test != "fisherz" else ds.X
+        for rule, priority in [(0, 2), (1, 3), (2, 4)]:
+            monkeypatch.setattr(pcmod, "PYTHON_WORK", 10**9)
+            M_py, info_py = run_pc(X, test, 0.05, True, None, rule, priority)
+            monkeypatch.setattr(pcmod, "PYTHON_WORK", 0)
+            M_jit, info_jit = run_pc(X, test, 0.05, True, None, rule, priority)
+            assert np.array_equal(M_py, M_jit) and info_py == info_jit, (test, rule, priority)
