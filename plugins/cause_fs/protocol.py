@@ -66,7 +66,8 @@ class FSProtocol(Evaluator):
     name = "fs_protocol"
     declares = {"fs_protocol": Metric.higher(0, 1), "acc@*": Metric.higher(0, 1), "nmi@*": Metric.higher(0, 1),
                 "acc_mean": Metric.higher(0, 1), "nmi_mean": Metric.higher(0, 1),
-                "acc_std@*": Metric.descriptive(0), "nmi_std@*": Metric.descriptive(0)}
+                "acc_std@*": Metric.descriptive(0), "nmi_std@*": Metric.descriptive(0),
+                "n_counts": Metric.descriptive(1), "count_max": Metric.descriptive(1)}
     scale_invariant = "global"
     Params = FSProtocolParams
     paper = "Shen, Huang, Ma, Li 2024 (CAUSE-FS), Sec. 6.1"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from framework import Dataset, DataSource, Params
 from framework.csv_data import load_csv
@@ -17,8 +17,9 @@ class CSVParams(Params):
                       "the YAML file's folder, the working directory, then MACROCAUSE_DATA).")
     target: str | None = Field(None, description="Column of effect states, taken out of the variables.")
     labels: str | None = Field(None, description="Column of true classes: truth['labels'], taken out of the variables.")
-    noise: str | float | None = Field(None, description="The value in the labels column that marks noise "
-                                      "(label -1), e.g. -1 or '' for empty cells; None: every cell is a class.")
+    noise: str | None = Field(None, description="The value in the labels column that marks noise "
+                              "(label -1), e.g. -1 or '' for empty cells (a number matches by value); None: "
+                              "every cell is a class.")
     columns: list[str] | None = Field(None, description="Keep only these variables, in this order.")
     discrete: bool | None = Field(None, description="Every variable discrete (True) or continuous (False); "
                                   "None: integer-valued columns are discrete (continuous when zscore).")
@@ -26,6 +27,12 @@ class CSVParams(Params):
     max_samples: int | None = Field(None, ge=2, description="Draw this many rows without replacement (seeded, "
                                     "kept in file order) when the file has more.")
     seed: int = Field(0, description="Seed of the draw.")
+
+    @field_validator("noise", mode="before")
+    @classmethod
+    def _number_as_text(cls, v):
+        """A number names its cells as its text does (compared by value when read)."""
+        return str(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else v
 
 
 class CSVSource(DataSource):
