@@ -42,11 +42,11 @@ class CICGreedyParams(Params):
     )
     restarts: int | None = Field(
         None, ge=1, description="Starts (Z of Algorithm 1). None: 500 for strategy='restarts' (the paper's Z "
-        "scale), 1 + d // 25 for 'perturbation' (scales with the number of variables d)."
+        "scale), 1 + d // 50 for 'perturbation' (scales with the number of variables d)."
     )
     stale: int | None = Field(
         None, ge=0, description="perturbation: kicks in a row without improvement that end a start. None: "
-        "max(10, d), scaling with d (the rule: docs/plugins/cic.md)."
+        "10 + d // 10, scaling with d (the rule: docs/plugins/cic.md)."
     )
     rho: float = Field(0.5, ge=0, le=1, description="Erdos-Renyi edge probability of the random starts.")
     seed: int = Field(0, description="Seed; per-start seeds are spawned from it (SeedSequence).")
@@ -89,10 +89,10 @@ class CICGreedyParams(Params):
     def starts_for(self, d: int) -> int:
         if self.restarts is not None:
             return self.restarts
-        return 500 if self.strategy == "restarts" else 1 + d // 25
+        return 500 if self.strategy == "restarts" else 1 + d // 50
 
     def stale_for(self, d: int) -> int:
-        return self.stale if self.stale is not None else max(10, d)
+        return self.stale if self.stale is not None else 10 + d // 10
 
 
 class CICGreedy(Searcher):
@@ -190,7 +190,7 @@ class CICGreedy(Searcher):
 
         d = data.n_variables
         rng = np.random.default_rng(np.random.SeedSequence([p.seed, 28]))
-        clusters = relation_clusters(d, parity_relations(X.astype(np.int64), rng, tries=200 * d))
+        clusters = relation_clusters(d, parity_relations(X.astype(np.int64), rng, tries=min(100 * d, 4000)))
         if clusters is None or not p.min_clusters <= len(clusters) <= (p.max_clusters or d):
             return None
         return clusters, None, False

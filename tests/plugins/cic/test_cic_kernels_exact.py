@@ -126,7 +126,7 @@ def test_kl_search_same_result_as_row_order_search(monkeypatch):
     ds = Dataset(X)
 
     def run():
-        scorer = registry.create("cic", estimator="kl")
+        scorer = registry.create("cic", estimator="kl", fit_factor="N")
         res = registry.create("cic_greedy", restarts=8, seed=2, vstructures=False).run(ds, scorer)
         return res["graph"], res["restart_scores"], dict(scorer.engine(ds).kl._h)
 
