@@ -148,6 +148,17 @@ class CICGreedy(Searcher):
 
         return Example({"restarts": 4, "n_perm": 10}, xor_example(n=400, seed=0), scorer="cic")
 
+    def memory_estimate(self, data: Dataset) -> MemoryEstimate:
+        """Engine arrays (codes, signs, packed bits: about 20 n d bytes), the bounded feature cache (at most
+        2,048 cluster features of n bytes) and the bounded score and entropy caches (about 2,000 d^2 bytes
+        at the sizes measured; see docs/limits.md)."""
+        from .family import FEATURE_ENTRIES
+
+        n, d = data.n_samples, data.n_variables
+        need = 20.0 * n * d + n * min(FEATURE_ENTRIES, 40 * d) + 2000.0 * d * d
+        return MemoryEstimate(need, "about 20 n d + 40 n d (at most 2,048 n) + 2,000 d^2 bytes",
+                              "use fewer variables or samples, or cluster a subset first")
+
     def check_data(self, data: Dataset) -> None:
         data.check(self.name, min_variables=2, min_samples=3)
         if self.params.min_clusters > data.n_variables:
