@@ -113,10 +113,14 @@ class CICParams(Params):
 
 
 class CIC(EngineScorer):
-    """Clustering Information Criterion: fit of a cluster DAG by information measures, MDL-penalised.
+    """Clustering Information Criterion: fit of a cluster DAG, MDL-penalised.
 
-    ``Score = f1 g(G_C) - (log N / 2) C(G_C)`` with ``f1 = N`` by default (``fit_factor="2N"``:
-    Eq. 6 as printed) and
+    By default (``criterion="auto"``) discrete data get the **family score** of :mod:`.family` (a
+    consistent BIC whose cluster families have few parameters: a parity tilt given the parent clusters'
+    parity or majority features, a full table, or independence, whichever codes shorter), and continuous
+    data Eq. 6 as printed with Gaussian-copula entropies. ``criterion="bic"``: full tables only.
+    ``criterion="eq6"`` (or any ``fit_factor``): the paper's score,
+    ``Score = f1 g(G_C) - (log N / 2) C(G_C)`` with ``f1 = 2N`` (Eq. 6 as printed) or ``N``, and
     ``g = sum_C TC(X_C) + sum_C I(X_C; X_Pa(C)) - sum_C sum_{i in C, j in Pa(C)} I(X_i; X_j)``
     (Eq. 4) and ``C(G_C) = log S(n, m) + |E| log m + sum_C (prod_{C} s_j - 1) prod_{Pa(C)} s_k``
     (Eq. 5). Natural logarithms throughout. ``local_score`` returns a cluster's

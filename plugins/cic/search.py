@@ -96,42 +96,36 @@ class CICGreedyParams(Params):
 
 
 class CICGreedy(Searcher):
-    """Greedy search of a cluster DAG with random restarts (CIC Algorithms 1-2).
+    """Search of a cluster DAG (CIC Algorithms 1-2, and a perturbation search that is the default).
 
-    Each of ``restarts`` runs draws a clustering (first the number of clusters m
-    from ``m_distribution`` on ``min_clusters..max_clusters``, then the assignment
-    of the variables) and Erdos-Renyi edges along a random order, then
-    hill-climbs to a local optimum over adding, deleting and reversing one edge
-    between clusters (acyclicity kept); the best-scoring result wins (ties: the
-    earlier restart). A closing step orients each unshielded C_i - C_j - C_k as a
-    collider when X_Ci and X_Ck are dependent given X_Cj (G-test for discrete data,
-    kNN conditional-MI local permutation test for continuous data; for a non-CIC
-    scorer on continuous data, a Gaussian partial-correlation test).
+    ``strategy="perturbation"`` (default): from each of ``restarts`` starts (default ``1 + d // 50``),
+    climb, that is the edge climb of Algorithm 2 (add, delete, reverse one edge between clusters,
+    acyclicity kept) alternated with the best clustering move (a variable to another or a new cluster,
+    two clusters merged), then kick the best state (move variables, merge, split, gather a new cluster,
+    redraw edges) and climb again until ``stale`` kicks in a row found nothing better (default
+    ``10 + d // 10``). On binary data the first start groups the variables by the data's parity relations
+    (``relation_start``; :mod:`.relations`), the others are random clusterings with Erdos-Renyi edges.
+    ``strategy="restarts"``: Algorithm 1, each restart a random clustering (m from ``m_distribution`` on
+    ``min_clusters..max_clusters``) and random edges climbed once. No cap on the number of clusters by
+    default; the bounds stay parameters. The best-scoring result wins (ties: the earlier start). A closing
+    step orients each unshielded C_i - C_j - C_k as a collider when X_Ci and X_Ck are dependent given X_Cj
+    (G-test for discrete data, kNN conditional-MI permutation test or Gaussian partial correlation for
+    continuous data).
 
-    ``init`` may be a variable Partition (its clusters, noise as singletons, are
-    used for every restart; only the edges are random) or a CausalGraph (its
-    clusters, and its directed edges as the first restart's start). With
-    ``cluster_moves`` the climb also moves single variables between clusters and
-    merges clusters, keeping m within its bounds (bounds apply to random starts,
-    not to an ``init`` clustering).
+    ``init`` may be a variable Partition (its clusters, noise as singletons, start every search; only the
+    edges are random) or a CausalGraph (its clusters, and its directed edges as the first start's).
+    The paper's literal search is ``strategy="restarts", restarts=500, m_distribution="paper",
+    min_clusters=1, max_clusters=None, cluster_moves=False, relation_start=False``; the defaults before
+    issue 28 were ``strategy="restarts", restarts=500, min_clusters=2, max_clusters=3,
+    relation_start=False`` with ``cic(fit_factor="N")``.
 
-    Defaults (ours; chosen on seeds 100-109 of the paper's scenarios for the whole
-    cluster DAG: clustering ARI, the dependence of X7 on {X1, X2, X3} kept, expanded
-    SHD): m uniform on 2..3 with cluster moves, with ``cic(fit_factor="N")`` (the
-    scorer's default). The paper leaves the distribution of m open ("we can
-    control the clustering sparsity by specifying the distribution of m"); its
-    literal sampler is ``m_distribution="paper", min_clusters=1, max_clusters=None,
-    cluster_moves=False``. Eq. 6 favours finer clusterings (on scenarios 1-3 the
-    best C-DAGs overall have 4-7 clusters and split {X1, X2, X3}), so the support
-    of m, not its weights, decides which clustering wins (see the docs page).
-
-    Restarts run through
-    ``framework.execution.parallel_map``; each restart's seed is spawned from
-    ``seed``, so the result does not depend on ``n_jobs`` or the executor.
+    Starts run through ``framework.execution.parallel_map``; each start's seed is spawned from ``seed``,
+    so the result does not depend on ``n_jobs`` or the executor.
 
     References
     ----------
     Niu, Li, Li. Learning Cluster Causal Diagrams: An Information-Theoretic Approach. IJCAI 2022.
+    Lourenco, Martin, Stuetzle. Iterated local search. Handbook of Metaheuristics, 2003.
     """
 
     name = "cic_greedy"
