@@ -89,7 +89,7 @@ def test_continuous_search_same_result_as_per_pair_path(monkeypatch):
     ds = Dataset(X, discrete=False)
 
     def run():
-        scorer = registry.create("cic")
+        scorer = registry.create("cic", fit_factor="N")  # Eq. 6 by name: KSG estimates at N = 150
         g = registry.create("cic_greedy", restarts=6, seed=1, vstructures=False).search(ds, scorer=scorer)
         return g, scorer.score(ds, g)
 
