@@ -16,6 +16,7 @@ from ._climb import sample_clustering, sample_edges
 
 Idx = tuple[int, ...]
 TOL = 1e-9
+FULL_NEIGHBOURHOOD = 1600  # clusters x variables up to which a clustering step tries every move
 
 
 def family_score(eng, C: Idx, parents: tuple[Idx, ...]) -> float:
@@ -124,7 +125,9 @@ def cluster_step(eng, clusters: list[Idx], adj: np.ndarray, lo: int, hi: int):
     """The best improving clustering move (a variable to another or a new cluster, or two clusters merged,
     the number of clusters kept in lo..hi), scored on the families it changes only; None at a local optimum.
     Edges stay with their clusters (a merged cluster takes both clusters' edges; merges that would close a
-    cycle are skipped)."""
+    cycle are skipped). Beyond FULL_NEIGHBOURHOOD (clusters x variables) a variable moves only to a new
+    cluster or to a cluster adjacent to its own, and only adjacent clusters merge: the kicks of the
+    perturbation search make the moves between distant clusters."""
     m = len(clusters)
     E = int(adj.sum())
     pa = [np.flatnonzero(adj[:, b]).tolist() for b in range(m)]
@@ -137,12 +140,16 @@ def cluster_step(eng, clusters: list[Idx], adj: np.ndarray, lo: int, hi: int):
     cur = [fam(b, {}, pa[b]) for b in range(m)]
     s0 = eng.structure(m, E)
     best, top = None, TOL
+    every = m * sum(len(c) for c in clusters) <= FULL_NEIGHBOURHOOD
+    near = [set(pa[b]) | set(ch[b]) for b in range(m)]
     for a in range(m):
         alone = len(clusters[a]) == 1
         for v in clusters[a]:
             rest = tuple(x for x in clusters[a] if x != v)
             for b in range(m + (0 if alone else 1)):
                 if b == a or (b == m and m + 1 > hi) or (alone and m - 1 < lo):
+                    continue
+                if not every and b < m and b not in near[a]:
                     continue
                 content = {a: rest}
                 kids = set(ch[a])
@@ -163,7 +170,7 @@ def cluster_step(eng, clusters: list[Idx], adj: np.ndarray, lo: int, hi: int):
         longer = bool_product(adj, closure(adj))
         for a in range(m):
             for b in range(a + 1, m):
-                if longer[a, b] or longer[b, a]:
+                if longer[a, b] or longer[b, a] or not every and b not in near[a]:
                     continue
                 merged = tuple(sorted(clusters[a] + clusters[b]))
                 content = {a: merged, b: ()}
@@ -205,16 +212,18 @@ def _from_labels(lab: np.ndarray, adj: np.ndarray) -> tuple[list[Idx], np.ndarra
     return [tuple(np.flatnonzero(lab == u).tolist()) for u in used], big[np.ix_(used, used)]
 
 
-def kick(clusters: list[Idx], adj: np.ndarray, rng: np.random.Generator, lo: int, hi: int):
+def kick(clusters: list[Idx], adj: np.ndarray, rng: np.random.Generator, lo: int, hi: int,
+         cluster_moves: bool = True):
     """A random perturbation: move one to three variables, merge two clusters (adjacent ones half of the
     time), split a cluster in two at random, gather two to six random variables into a new cluster, or
-    redraw the edges (Erdos-Renyi at the current density along a random order)."""
+    redraw the edges (Erdos-Renyi at the current density along a random order; the only kick without
+    *cluster_moves*)."""
     m = len(clusters)
     lab = np.empty(sum(len(c) for c in clusters), dtype=np.int64)
     for i, c in enumerate(clusters):
         lab[list(c)] = i
     for _ in range(20):
-        kind = int(rng.integers(5))
+        kind = int(rng.integers(5)) if cluster_moves else 4
         new = lab.copy()
         if kind == 4:
             if m < 2:
@@ -254,7 +263,7 @@ def perturbation_search(eng, d: int, start, rng: np.random.Generator, stale: int
     best = local_search(eng, *start, max_steps, cluster_moves, lo, hi)
     fails = kicks = 0
     while fails < stale:
-        cl, A = kick(best[1], best[2], rng, lo, hi)
+        cl, A = kick(best[1], best[2], rng, lo, hi, cluster_moves)
         cand = local_search(eng, cl, A, max_steps, cluster_moves, lo, hi)
         kicks += 1
         if cand[0] > best[0] + TOL:

@@ -50,7 +50,8 @@ from .engine import rank_transform
 
 Idx = tuple[int, ...]
 Parents = tuple[Idx, ...]
-CACHE_ENTRIES = 250_000
+CACHE_ENTRIES = 100_000  # family scores and entropies kept (each cache)
+FEATURE_ENTRIES = 2_048  # cluster features kept (n bytes each)
 
 
 class BoundedCache(dict):
@@ -85,9 +86,10 @@ class FamilyEngine:
         self.log_n = math.log(self.n)
         self.half = 0.5 * self.log_n * price
         self._fam: BoundedCache = BoundedCache(CACHE_ENTRIES)
-        self._feat: BoundedCache = BoundedCache(CACHE_ENTRIES)
+        self._feat: BoundedCache = BoundedCache(FEATURE_ENTRIES)
         if discrete:
             self.ent = DiscreteEntropies(X)
+            self.ent._h = BoundedCache(CACHE_ENTRIES)
             self.cards = self.ent.cards.astype(float)
             self.binary = bool(np.all(self.ent.cards <= 2))
             if self.binary:
@@ -182,19 +184,22 @@ class FamilyEngine:
         def fit(choice) -> float:
             return tilt_gain(y, B, np.array([options[j][c] for j, c in enumerate(choice)], dtype=np.int64), q1)
 
-        if len(choosable) <= 3:
+        if len(choosable) <= 1:
             gain = max(fit(ch) for ch in itertools.product(*[range(len(o)) for o in options]))
-        else:  # coordinate ascent from all-parity
+        else:  # all parities, all majorities, then one pass of single flips from the better
             choice = [0] * k
             gain = fit(choice)
-            for _ in range(2):
-                for j in choosable:
+            alt = [1 if len(o) > 1 else 0 for o in options]
+            g = fit(alt)
+            if g > gain:
+                choice, gain = alt, g
+            for j in choosable:
+                choice[j] ^= 1
+                g = fit(choice)
+                if g > gain:
+                    gain = g
+                else:
                     choice[j] ^= 1
-                    g = fit(choice)
-                    if g > gain:
-                        gain = g
-                    else:
-                        choice[j] ^= 1
         return gain - self.half * params - math.log(2.0) * len(choosable)
 
     def _gaussian(self, C: Idx, P: Idx) -> float:

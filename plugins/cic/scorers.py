@@ -36,11 +36,12 @@ class FamilyScorer(EngineScorer):
 
 
 class CICParams(Params):
-    estimator: Literal["auto", "plugin", "knn", "kl"] = Field(
+    estimator: Literal["auto", "plugin", "knn", "kl", "copula"] = Field(
         "auto", description="Information estimator: plug-in from counts; knn: Kraskov (KSG) kNN estimators of "
         "each TC and MI; kl: differences of Kozachenko-Leonenko kNN entropies cached per variable subset "
         "(at most 2^d - 1 kNN searches in all: much faster on large N, but the estimators' biases do not "
-        "cancel as in KSG); auto: plug-in when every column is discrete, else knn up to kl_above samples "
+        "cancel as in KSG); copula: Gaussian-copula entropies (log-determinants of the normal scores' "
+        "correlations); auto: plug-in when every column is discrete, else knn up to kl_above samples "
         "and kl above."
     )
     kl_above: int = Field(
@@ -58,7 +59,9 @@ class CICParams(Params):
         "clusters' parity or majority features, a full joint table, and independence; on other discrete data "
         "the table; on continuous data a Gaussian-copula likelihood. bic: the full joint table of each cluster "
         "given its parents' variables (Gaussian copula on continuous data), BIC-penalised. eq6: the paper's "
-        "Eqs. 4-6 with fit_factor. auto: eq6 when fit_factor is given, else family."
+        "Eqs. 4-6 with fit_factor. auto: eq6 when fit_factor is given; else family on discrete data and, on "
+        "continuous data, eq6 as printed (f1 = 2N) with the Gaussian-copula estimator (on Sachs it keeps the "
+        "paper's two groups, where the family score's Gaussian copula joins all 11 proteins)."
     )
     fit_factor: Literal["2N", "N"] | None = Field(
         None, description="Eq. 6 only: f1(N), the factor of g: 2N as printed in Eq. 6 (the MIT score's; "
@@ -77,18 +80,27 @@ class CICParams(Params):
                              "drop fit_factor or set criterion='eq6'.")
         return self
 
-    def resolved(self) -> str:
-        """The criterion in use (``auto`` resolved)."""
+    def resolved(self, discrete: bool = True) -> str:
+        """The criterion in use on discrete or continuous data (``auto`` resolved)."""
         if self.criterion == "auto":
-            return "eq6" if self.fit_factor is not None else "family"
+            return "eq6" if self.fit_factor is not None or not discrete else "family"
         return self.criterion
+
+    def default_continuous(self, discrete: bool) -> bool:
+        """True when criterion='auto' chose Eq. 6 on continuous data by itself (no fit_factor given): then
+        f1 = 2N and, with estimator='auto', the Gaussian-copula estimator."""
+        return self.criterion == "auto" and self.fit_factor is None and not discrete
 
 
 class CIC(FamilyScorer):
-    """Clustering Information Criterion: fit of a cluster DAG by information measures, MDL-penalised.
+    """Clustering Information Criterion: fit of a cluster DAG, MDL-penalised.
 
-    ``Score = f1 g(G_C) - (log N / 2) C(G_C)`` with ``f1 = N`` by default (``fit_factor="2N"``:
-    Eq. 6 as printed) and
+    By default (``criterion="auto"``) discrete data get the **family score** of :mod:`.family` (a
+    consistent BIC whose cluster families have few parameters: a parity tilt given the parent clusters'
+    parity or majority features, a full table, or independence, whichever codes shorter), and continuous
+    data Eq. 6 as printed with Gaussian-copula entropies. ``criterion="bic"``: full tables only.
+    ``criterion="eq6"`` (or any ``fit_factor``): the paper's score,
+    ``Score = f1 g(G_C) - (log N / 2) C(G_C)`` with ``f1 = 2N`` (Eq. 6 as printed) or ``N``, and
     ``g = sum_C TC(X_C) + sum_C I(X_C; X_Pa(C)) - sum_C sum_{i in C, j in Pa(C)} I(X_i; X_j)``
     (Eq. 4) and ``C(G_C) = log S(n, m) + |E| log m + sum_C (prod_{C} s_j - 1) prod_{Pa(C)} s_k``
     (Eq. 5). Natural logarithms throughout. ``local_score`` returns a cluster's
@@ -121,10 +133,13 @@ class CIC(FamilyScorer):
             return est
         if data.is_discrete:
             return "plugin"
+        if self.params.default_continuous(False):
+            return "copula"
         return "knn" if data.n_samples <= self.params.kl_above else "kl"
 
     def uses_knn(self, data: Dataset) -> bool:
-        return self.params.resolved() == "eq6" and self.estimator_for(data) in ("knn", "kl")
+        return (self.params.resolved(data.is_discrete) == "eq6"
+                and self.estimator_for(data) in ("knn", "kl", "copula"))
 
     def check_data(self, data: Dataset) -> None:
         data.check(self.name, min_variables=2)
@@ -138,12 +153,13 @@ class CIC(FamilyScorer):
 
     def _build_engine(self, data: Dataset):
         p = self.params
-        if p.resolved() != "eq6":
+        criterion = p.resolved(data.is_discrete)
+        if criterion != "eq6":
             from .family import FamilyEngine
 
-            return FamilyEngine(data.X, discrete=data.is_discrete, criterion=p.resolved(), price=p.price)
+            return FamilyEngine(data.X, discrete=data.is_discrete, criterion=criterion, price=p.price)
         from .engine import CICEngine
 
+        est = self.estimator_for(data)
         return CICEngine(data.X, discrete=not self.uses_knn(data), k=p.k, alphabet=p.alphabet,
-                         knn="kl" if self.estimator_for(data) == "kl" else "ksg",
-                         f1=1.0 if p.fit_factor == "N" else 2.0)
+                         knn=est if est in ("kl", "copula") else "ksg", f1=1.0 if p.fit_factor == "N" else 2.0)

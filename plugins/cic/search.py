@@ -30,11 +30,11 @@ class CICGreedyParams(Params):
     )
     restarts: int | None = Field(
         None, ge=1, description="Starts (Z of Algorithm 1). None: 500 for strategy='restarts' (the paper's Z "
-        "scale), 1 + d // 25 for 'perturbation' (scales with the number of variables d)."
+        "scale), 1 + d // 50 for 'perturbation' (scales with the number of variables d)."
     )
     stale: int | None = Field(
         None, ge=0, description="perturbation: kicks in a row without improvement that end a start. None: "
-        "max(10, d), scaling with d (the rule: docs/plugins/cic.md)."
+        "10 + d // 10, scaling with d (the rule: docs/plugins/cic.md)."
     )
     rho: float = Field(0.5, ge=0, le=1, description="Erdos-Renyi edge probability of the random starts.")
     seed: int = Field(0, description="Seed; per-start seeds are spawned from it (SeedSequence).")
@@ -77,49 +77,43 @@ class CICGreedyParams(Params):
     def starts_for(self, d: int) -> int:
         if self.restarts is not None:
             return self.restarts
-        return 500 if self.strategy == "restarts" else 1 + d // 25
+        return 500 if self.strategy == "restarts" else 1 + d // 50
 
     def stale_for(self, d: int) -> int:
-        return self.stale if self.stale is not None else max(10, d)
+        return self.stale if self.stale is not None else 10 + d // 10
 
 
 class CICGreedy(Searcher):
-    """Greedy search of a cluster DAG with random restarts (CIC Algorithms 1-2).
+    """Search of a cluster DAG (CIC Algorithms 1-2, and a perturbation search that is the default).
 
-    Each of ``restarts`` runs draws a clustering (first the number of clusters m
-    from ``m_distribution`` on ``min_clusters..max_clusters``, then the assignment
-    of the variables) and Erdos-Renyi edges along a random order, then
-    hill-climbs to a local optimum over adding, deleting and reversing one edge
-    between clusters (acyclicity kept); the best-scoring result wins (ties: the
-    earlier restart). A closing step orients each unshielded C_i - C_j - C_k as a
-    collider when X_Ci and X_Ck are dependent given X_Cj (G-test for discrete data,
-    kNN conditional-MI local permutation test for continuous data; for a non-CIC
-    scorer on continuous data, a Gaussian partial-correlation test).
+    ``strategy="perturbation"`` (default): from each of ``restarts`` starts (default ``1 + d // 50``),
+    climb, that is the edge climb of Algorithm 2 (add, delete, reverse one edge between clusters,
+    acyclicity kept) alternated with the best clustering move (a variable to another or a new cluster,
+    two clusters merged), then kick the best state (move variables, merge, split, gather a new cluster,
+    redraw edges) and climb again until ``stale`` kicks in a row found nothing better (default
+    ``10 + d // 10``). On binary data the first start groups the variables by the data's parity relations
+    (``relation_start``; :mod:`.relations`), the others are random clusterings with Erdos-Renyi edges.
+    ``strategy="restarts"``: Algorithm 1, each restart a random clustering (m from ``m_distribution`` on
+    ``min_clusters..max_clusters``) and random edges climbed once. No cap on the number of clusters by
+    default; the bounds stay parameters. The best-scoring result wins (ties: the earlier start). A closing
+    step orients each unshielded C_i - C_j - C_k as a collider when X_Ci and X_Ck are dependent given X_Cj
+    (G-test for discrete data, kNN conditional-MI permutation test or Gaussian partial correlation for
+    continuous data).
 
-    ``init`` may be a variable Partition (its clusters, noise as singletons, are
-    used for every restart; only the edges are random) or a CausalGraph (its
-    clusters, and its directed edges as the first restart's start). With
-    ``cluster_moves`` the climb also moves single variables between clusters and
-    merges clusters, keeping m within its bounds (bounds apply to random starts,
-    not to an ``init`` clustering).
+    ``init`` may be a variable Partition (its clusters, noise as singletons, start every search; only the
+    edges are random) or a CausalGraph (its clusters, and its directed edges as the first start's).
+    The paper's literal search is ``strategy="restarts", restarts=500, m_distribution="paper",
+    min_clusters=1, max_clusters=None, cluster_moves=False, relation_start=False``; the defaults before
+    issue 28 were ``strategy="restarts", restarts=500, min_clusters=2, max_clusters=3,
+    relation_start=False`` with ``cic(fit_factor="N")``.
 
-    Defaults (ours; chosen on seeds 100-109 of the paper's scenarios for the whole
-    cluster DAG: clustering ARI, the dependence of X7 on {X1, X2, X3} kept, expanded
-    SHD): m uniform on 2..3 with cluster moves, with ``cic(fit_factor="N")`` (the
-    scorer's default). The paper leaves the distribution of m open ("we can
-    control the clustering sparsity by specifying the distribution of m"); its
-    literal sampler is ``m_distribution="paper", min_clusters=1, max_clusters=None,
-    cluster_moves=False``. Eq. 6 favours finer clusterings (on scenarios 1-3 the
-    best C-DAGs overall have 4-7 clusters and split {X1, X2, X3}), so the support
-    of m, not its weights, decides which clustering wins (see the docs page).
-
-    Restarts run through
-    ``framework.execution.parallel_map``; each restart's seed is spawned from
-    ``seed``, so the result does not depend on ``n_jobs`` or the executor.
+    Starts run through ``framework.execution.parallel_map``; each start's seed is spawned from ``seed``,
+    so the result does not depend on ``n_jobs`` or the executor.
 
     References
     ----------
     Niu, Li, Li. Learning Cluster Causal Diagrams: An Information-Theoretic Approach. IJCAI 2022.
+    Lourenco, Martin, Stuetzle. Iterated local search. Handbook of Metaheuristics, 2003.
     """
 
     name = "cic_greedy"
@@ -136,6 +130,17 @@ class CICGreedy(Searcher):
         from .simulate import xor_example
 
         return Example({"restarts": 4, "n_perm": 10}, xor_example(n=400, seed=0), scorer="cic")
+
+    def memory_estimate(self, data: Dataset) -> MemoryEstimate:
+        """Engine arrays (codes, signs, packed bits: about 20 n d bytes), the bounded feature cache (at most
+        2,048 cluster features of n bytes) and the bounded score and entropy caches (about 2,000 d^2 bytes
+        at the sizes measured; see docs/limits.md)."""
+        from .family import FEATURE_ENTRIES
+
+        n, d = data.n_samples, data.n_variables
+        need = 20.0 * n * d + n * min(FEATURE_ENTRIES, 40 * d) + 2000.0 * d * d
+        return MemoryEstimate(need, "about 20 n d + 40 n d (at most 2,048 n) + 2,000 d^2 bytes",
+                              "use fewer variables or samples, or cluster a subset first")
 
     def check_data(self, data: Dataset) -> None:
         data.check(self.name, min_variables=2, min_samples=3)
@@ -179,7 +184,7 @@ class CICGreedy(Searcher):
 
         d = data.n_variables
         rng = np.random.default_rng(np.random.SeedSequence([p.seed, 28]))
-        clusters = relation_clusters(d, parity_relations(X.astype(np.int64), rng, tries=200 * d))
+        clusters = relation_clusters(d, parity_relations(X.astype(np.int64), rng, tries=min(100 * d, 4000)))
         if clusters is None or not p.min_clusters <= len(clusters) <= (p.max_clusters or d):
             return None
         return clusters, None, False

@@ -90,7 +90,7 @@ def test_continuous_search_same_result_as_per_pair_path(monkeypatch):
     ds = Dataset(X, discrete=False)
 
     def run():
-        scorer = registry.create("cic")
+        scorer = registry.create("cic", fit_factor="N")  # Eq. 6 by name: KSG estimates at N = 150
         g = registry.create("cic_greedy", restarts=6, seed=1, vstructures=False).search(ds, scorer=scorer)
         return g, scorer.score(ds, g)
 
@@ -127,7 +127,7 @@ def test_kl_search_same_result_as_row_order_search(monkeypatch):
     ds = Dataset(X)
 
     def run():
-        scorer = registry.create("cic", estimator="kl")
+        scorer = registry.create("cic", estimator="kl", fit_factor="N")
         res = registry.create("cic_greedy", restarts=8, seed=2, vstructures=False).run(ds, scorer)
         return res["graph"], res["restart_scores"], dict(scorer.engine(ds).kl._h)
 

@@ -138,7 +138,7 @@ def test_errors():
         cic.score(np.zeros((10, 1)), CausalGraph.empty(["x0"]))
     X = np.random.default_rng(0).standard_normal((6, 2))
     with pytest.raises(DataValidationError, match="more than 6 samples"):
-        cic.score(X, CausalGraph.empty(["x0", "x1"]))
+        registry.create("cic", fit_factor="N").score(X, CausalGraph.empty(["x0", "x1"]))  # Eq. 6's kNN
     X = np.ones((20, 2))
     X[3, 1] = np.nan
     with pytest.raises(DataValidationError, match="NaN"):

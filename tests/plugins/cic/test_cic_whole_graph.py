@@ -82,8 +82,10 @@ def test_exhaustive_refuses_what_it_cannot_enumerate():
 
 def test_auto_estimator_by_sample_size():
     rng = np.random.default_rng(0)
-    cic = registry.create("cic", kl_above=100)
+    cic = registry.create("cic", kl_above=100, fit_factor="N")  # Eq. 6 asked for by name: the paper's KSG
     assert cic.estimator_for(Dataset(rng.standard_normal((100, 3)))) == "knn"
     assert cic.estimator_for(Dataset(rng.standard_normal((101, 3)))) == "kl"
+    # every default on continuous data: Eq. 6 as printed with Gaussian-copula entropies, at any size
+    assert registry.create("cic").estimator_for(Dataset(rng.standard_normal((100, 3)))) == "copula"
     assert cic.estimator_for(scenario(1, n=5000)) == "plugin"
     assert registry.create("cic", estimator="knn").estimator_for(Dataset(rng.standard_normal((5000, 3)))) == "knn"
