@@ -9,6 +9,7 @@ from pydantic import Field, model_validator
 
 from framework import CausalGraph, Dataset, Params, Partition, Scorer, Searcher
 from framework.errors import DataValidationError
+from framework.memory import MemoryEstimate
 from framework.roles import Example
 from framework.score_engine import engine_for
 
