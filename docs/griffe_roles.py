@@ -1,7 +1,7 @@
 """Griffe extension for the API reference: Sphinx roles in docstrings become links.
 
 The docstrings use Sphinx cross-reference roles (``:class:`Dataset```,
-``:meth:`~framework.roles.Plugin.example```), which mkdocstrings would print as
+``:meth:`~macrocause.framework.roles.Plugin.example```), which mkdocstrings would print as
 raw text. Once a package is loaded, every role is replaced by an *optional*
 mkdocs-autorefs reference to the full path of its target (resolved in the scope
 of the documented object, imports included): a link when the target is rendered

@@ -1,7 +1,7 @@
-"""The checks of :class:`~framework.data.Dataset`'s arguments: the matrix, the column kinds, the target.
+"""The checks of :class:`~macrocause.framework.data.Dataset`'s arguments: the matrix, the column kinds, the target.
 
 Each turns what a user passes into the validated array or tuple, or raises a one-line
-:class:`~framework.errors.DataValidationError` saying what is wrong and what is allowed.
+:class:`~macrocause.framework.errors.DataValidationError` saying what is wrong and what is allowed.
 """
 
 from __future__ import annotations
@@ -75,7 +75,7 @@ def _infer_discrete(X: np.ndarray) -> tuple[bool, ...]:
 
 
 def as_discrete(discrete: Any, arr: np.ndarray) -> tuple[bool, ...]:
-    """The column kinds of :class:`~framework.data.Dataset`: inferred (None), one bool, or one per column."""
+    """The column kinds of :class:`~macrocause.framework.data.Dataset`: inferred (None), one bool, or one per column."""
     d = arr.shape[1]
     if discrete is None:
         return _infer_discrete(arr)

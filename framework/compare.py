@@ -296,7 +296,7 @@ def run_task(task: Task) -> Outcome:
     """Run one task, never raising: failures become records.
 
     The task's timeout is enforced by the executor, which runs the task in a
-    process it can kill (see :func:`framework.execution.iter_unordered`).
+    process it can kill (see :func:`macrocause.framework.execution.iter_unordered`).
     """
     pipe, out = _outcome(task)
     out.provenance = provenance()
@@ -341,7 +341,7 @@ def compare(
     stored, or claimed by another live process, are skipped. With
     *retry_failed*, failed and timed-out runs are computed again (and replaced).
     A stored run whose plugins now resolve to other parameter values (a default
-    changed, see :mod:`framework.stale`) is an error, or, with *rerun_stale*,
+    changed, see :mod:`macrocause.framework.stale`) is an error, or, with *rerun_stale*,
     computed again and replaced.
 
     Returns counts: ``total``, ``skipped`` (already stored, or being computed by

@@ -24,9 +24,9 @@ __all__ = ["load_csv", "factorise"]
 def load_csv(path: str | Path, target: str | None = None, labels: str | None = None,
              noise: str | float | None = None, columns: list[str] | None = None, discrete: bool | None = None,
              zscore: bool = False, max_samples: int | None = None, seed: int = 0) -> Dataset:
-    """The dataset in a CSV file; see :class:`plugins.datasets.loaders.CSVSource` for the parameters.
+    """The dataset in a CSV file; see :class:`macrocause.plugins.datasets.loaders.CSVSource` for the parameters.
 
-    A relative *path* is found by the rule of :mod:`framework.paths`.
+    A relative *path* is found by the rule of :mod:`macrocause.framework.paths`.
     """
     path = find_data_path(path, "csv")
     header = _header(path)

@@ -1,4 +1,4 @@
-"""Best-improvement hill climbing over (cluster) DAGs on a score engine (:mod:`framework.score_engine`),
+"""Best-improvement hill climbing over (cluster) DAGs on a score engine (:mod:`macrocause.framework.score_engine`),
 shared by the baselines' ``greedy_dag`` and CIC's cluster-DAG search.
 
 A state is a list of clusters (sorted tuples of variable indices; single variables for a plain

@@ -1,11 +1,11 @@
 """Rich display in notebooks: the ``_repr_html_`` of the result types.
 
 Each function returns a self-contained HTML fragment (tables and, for graphs, the
-picture of :func:`framework.plotting.plot` as an embedded SVG image), with every
+picture of :func:`macrocause.framework.plotting.plot` as an embedded SVG image), with every
 name escaped. Jupyter calls them through the one-line ``_repr_html_`` methods of
-:class:`~framework.graph.CausalGraph`, :class:`~framework.partition.Partition`,
-:class:`~framework.roles.Evaluation`, :class:`~framework.data.Dataset` and
-:class:`~framework.pipeline.PipelineResult`.
+:class:`~macrocause.framework.graph.CausalGraph`, :class:`~macrocause.framework.partition.Partition`,
+:class:`~macrocause.framework.roles.Evaluation`, :class:`~macrocause.framework.data.Dataset` and
+:class:`~macrocause.framework.pipeline.PipelineResult`.
 """
 
 from __future__ import annotations

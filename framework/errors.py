@@ -49,7 +49,7 @@ class PipelineError(MacrocauseError, ValueError):
 
 
 class MemoryBudgetError(MacrocauseError, MemoryError):
-    """A method would need more memory than the budget allows (see :mod:`framework.memory`)."""
+    """A method would need more memory than the budget allows (see :mod:`macrocause.framework.memory`)."""
 
 
 # -- the language of an error --------------------------------------------------------------

@@ -52,7 +52,7 @@ class Metric:
 
     ``higher`` and ``lower`` values rate a result (tables, ranks, paired tests);
     ``descriptive`` ones describe it (a count of clusters, a noise share) and are
-    kept in ``results.csv`` only. An :class:`~framework.roles.Evaluator` declares one
+    kept in ``results.csv`` only. An :class:`~macrocause.framework.roles.Evaluator` declares one
     per value it returns in ``declares``; the runner stores them with each record.
 
     >>> Metric.lower(0.0).to_dict()

@@ -384,7 +384,7 @@ def parallel_map(
 
 
 def progress_bar(total: int, label: str | None, leave: bool = True):
-    """A tqdm progress bar, shown on a terminal only (:mod:`framework.progress`), never when
+    """A tqdm progress bar, shown on a terminal only (:mod:`macrocause.framework.progress`), never when
     quiet or when *label* is None."""
     from tqdm import tqdm
 

@@ -4,7 +4,7 @@ One row per run and step (what :meth:`ResultStore.rows` returns), the run's
 identity first (grid, pipeline, data, seed), then the step (id, kind, plugin,
 the step it rates, its parameters), its status and cost, and one float column
 per metric (NaN where a step has no such metric). A
-:class:`~framework.pipeline.PipelineResult` gives the same layout for its
+:class:`~macrocause.framework.pipeline.PipelineResult` gives the same layout for its
 records (:func:`records_frame`). pandas is imported on use.
 """
 

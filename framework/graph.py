@@ -10,7 +10,7 @@ ancestral graph (PAG, FCI's output) adds circle marks: partially directed edges
 
 Every plugin hands back this type; its ``to_*`` / ``from_*`` methods convert
 to and from networkx, pgmpy (DAG/PDAG), causal-learn (GeneralGraph / endpoint
-matrix), adjacency matrices and DOT (implemented in :mod:`framework.graph_io`).
+matrix), adjacency matrices and DOT (implemented in :mod:`macrocause.framework.graph_io`).
 """
 
 from __future__ import annotations
@@ -389,7 +389,7 @@ class CausalGraph:
                               [tuple(sorted(e)) for e in self.bidirected], sorted(self.partially_directed),
                               [tuple(sorted(e)) for e in self.nondirected]))
 
-    # -- conversions (in :mod:`framework.graph_io`) -------------------------------
+    # -- conversions (in :mod:`macrocause.framework.graph_io`) -------------------------------
     def to_networkx(self):
         """``nx.DiGraph`` over node labels; undirected and bidirected edges appear in both directions.
 
@@ -451,7 +451,7 @@ class CausalGraph:
 
 
 def _io():
-    """:mod:`framework.graph_io`, which builds CausalGraphs and so imports this module."""
+    """:mod:`macrocause.framework.graph_io`, which builds CausalGraphs and so imports this module."""
     from . import graph_io
 
     return graph_io

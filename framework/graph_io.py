@@ -1,4 +1,4 @@
-"""Conversions of :class:`~framework.graph.CausalGraph` to and from other libraries' types.
+"""Conversions of :class:`~macrocause.framework.graph.CausalGraph` to and from other libraries' types.
 
 networkx, pgmpy (DAG/PDAG), causal-learn (GeneralGraph / endpoint matrix), adjacency
 matrices and DOT. ``CausalGraph``'s ``to_*`` / ``from_*`` methods delegate here.

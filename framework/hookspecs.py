@@ -25,13 +25,13 @@ def macrocause_register_plugins(register: Callable[[type], None]) -> None:
     """Register Partitioner, Scorer, Searcher and Evaluator classes.
 
     :param register: call once per class; a name already taken raises
-        :class:`~framework.errors.DuplicatePluginError` naming both origins.
+        :class:`~macrocause.framework.errors.DuplicatePluginError` naming both origins.
     """
 
 
 @hookspec
 def macrocause_register_data_sources(register: Callable[[type], None]) -> None:
-    """Register data sources: loaders and simulators (:class:`~framework.roles.DataSource`).
+    """Register data sources: loaders and simulators (:class:`~macrocause.framework.roles.DataSource`).
 
     :param register: call once per class; names share one namespace with plugins.
     """

@@ -10,7 +10,7 @@ imported when the plugin is first used. A package without a manifest still
 works: its module is imported at start-up, as before.
 
 :func:`manifest_differences` holds a manifest equal to what its classes declare
-(``macrocause plugins --check``, :func:`framework.testing.manifest.check_manifest`).
+(``macrocause plugins --check``, :func:`macrocause.framework.testing.manifest.check_manifest`).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Memory budget: methods whose memory grows faster than the data refuse before allocating.
 
 A plugin whose peak memory grows faster than linearly in the number of samples or
-variables overrides :meth:`framework.roles.Plugin.memory_estimate` with an honest
+variables overrides :meth:`macrocause.framework.roles.Plugin.memory_estimate` with an honest
 estimate (measured peak, bytes); the role's verb checks it against the budget before
 any work and raises :class:`MemoryBudgetError` with one line that says what to do.
 

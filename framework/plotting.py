@@ -217,7 +217,7 @@ def _variable_clusters(partition: Partition) -> CausalGraph:
 
 # -- evaluations and reports --------------------------------------------------------
 def plot_evaluation(evaluation, ax=None, title: str | None = None):
-    """The metrics of an :class:`~framework.roles.Evaluation` as horizontal bars, values written on
+    """The metrics of an :class:`~macrocause.framework.roles.Evaluation` as horizontal bars, values written on
     them. Returns the axes."""
     items = list(evaluation.metrics.items()) or [("value", evaluation.value)]
     _, ax = _axes(ax, (4.5, 0.6 + 0.35 * len(items)))

@@ -1,4 +1,4 @@
-"""Reading data into a :class:`~framework.data.Dataset` from CSV files and pandas DataFrames, and back.
+"""Reading data into a :class:`~macrocause.framework.data.Dataset` from CSV files and pandas DataFrames, and back.
 
 ``Dataset.from_csv``, ``Dataset.from_pandas`` and ``Dataset.to_pandas`` delegate here.
 """
@@ -24,7 +24,7 @@ def read_csv(
 ) -> Dataset:
     """A Dataset from a CSV file whose header row holds the variable names.
 
-    See :meth:`framework.data.Dataset.from_csv`. Errors name the file, the column and the
+    See :meth:`macrocause.framework.data.Dataset.from_csv`. Errors name the file, the column and the
     row, never the offending value. The rows are counted first (constant memory) and the
     read is checked against the memory budget (:func:`csv_memory`); then each row is parsed
     into a preallocated matrix, in time linear in the file.
@@ -137,7 +137,7 @@ def _bad_value(path: Path, names: Sequence[str], values: Sequence[str], row: int
 
 def from_pandas(frame: Any, target: str | None = None, discrete: Any = None,
                 missing: str = "error") -> Dataset:
-    """A Dataset from a pandas DataFrame; see :meth:`framework.data.Dataset.from_pandas`."""
+    """A Dataset from a pandas DataFrame; see :meth:`macrocause.framework.data.Dataset.from_pandas`."""
     import pandas as pd
 
     if missing not in ("error", "state"):
@@ -190,7 +190,7 @@ def _codes(s: Any, name: str, missing: str) -> np.ndarray:
 
 
 def to_pandas(ds: Dataset, categorical: bool = True):
-    """A pandas DataFrame of a Dataset; see :meth:`framework.data.Dataset.to_pandas`."""
+    """A pandas DataFrame of a Dataset; see :meth:`macrocause.framework.data.Dataset.to_pandas`."""
     import pandas as pd
 
     data = {}

@@ -2,8 +2,8 @@
 
 Plugins are found through the entry-point group ``macrocause`` (built-in ones
 too, exactly as a third party registers). Each entry point names a module with
-``@hookimpl`` functions (see :mod:`framework.hookspecs`). When the package ships a
-manifest (``registry.yaml``, :mod:`framework.manifest`), its plugins are listed from
+``@hookimpl`` functions (see :mod:`macrocause.framework.hookspecs`). When the package ships a
+manifest (``registry.yaml``, :mod:`macrocause.framework.manifest`), its plugins are listed from
 it and the module is imported when one of them is first used; otherwise the module
 is imported at once. A module that fails to import or register is recorded as
 *unavailable*, with its reason, and breaks nothing else; so is a plugin whose
@@ -11,13 +11,13 @@ is imported at once. A module that fails to import or register is recorded as
 
 Examples
 --------
->>> from framework import registry
+>>> from macrocause.framework import registry
 >>> "dbscan" in registry.names("partitioner")
 True
 >>> registry.create("dbscan", eps=-1.0)
 Traceback (most recent call last):
 ...
-framework.errors.ConfigError: The 'eps' parameter of dbscan must be > 0. Got -1.0 instead.
+macrocause.framework.errors.ConfigError: The 'eps' parameter of dbscan must be > 0. Got -1.0 instead.
 """
 
 from __future__ import annotations
@@ -104,7 +104,7 @@ class Unavailable:
 class Registry:
     """A pluggy plugin manager plus the table of registered plugins.
 
-    Entry points with a manifest (:mod:`framework.manifest`) are listed from it and
+    Entry points with a manifest (:mod:`macrocause.framework.manifest`) are listed from it and
     imported when one of their plugins is first used; the others are imported at once.
     """
 

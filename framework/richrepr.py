@@ -1,6 +1,6 @@
 """Notebook HTML of the shared types, without an upward import.
 
-The types' ``_repr_html_`` ask this registry; :mod:`framework.display` fills it when
+The types' ``_repr_html_`` ask this registry; :mod:`macrocause.framework.display` fills it when
 the package is imported, so the types never import the display code above them.
 """
 

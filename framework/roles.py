@@ -54,7 +54,7 @@ def set_name_resolver(resolve: Callable[[str], Plugin] | None) -> None:
 
 def _by_name(name: str, who: str) -> Plugin:
     if _resolve is None:
-        raise ConfigError(f"{who}: cannot resolve the plugin name {name!r}: import framework.registry first.")
+        raise ConfigError(f"{who}: cannot resolve the plugin name {name!r}: import macrocause.framework.registry first.")
     return _resolve(name)
 
 
@@ -79,10 +79,10 @@ class Plugin(ABC):
     """Base of every plugin.
 
     Subclasses set the class attributes ``name`` (flat, unique: ``"dbscan"``),
-    ``Params`` (a :class:`~framework.params.Params` model) and optionally
+    ``Params`` (a :class:`~macrocause.framework.params.Params` model) and optionally
     ``paper`` (a citation) and ``requires`` (names of the plugins it creates by
     name, so the registry can tell when one is missing). Parameters are passed as keywords and validated at
-    once; bad ones raise :class:`~framework.errors.ConfigError` (a ValueError)
+    once; bad ones raise :class:`~macrocause.framework.errors.ConfigError` (a ValueError)
     naming the parameter and what is allowed.
     """
 
@@ -135,7 +135,7 @@ class Plugin(ABC):
     def example(cls) -> Example | None:
         """A small input this plugin runs on in well under a second, for the conformance checks;
         None (the default) lets the test kit pick one by role
-        (:func:`framework.testing.examples.example_of`)."""
+        (:func:`macrocause.framework.testing.examples.example_of`)."""
         return None
 
     def _check_data(self, data: Any) -> Dataset:
@@ -147,7 +147,7 @@ class Plugin(ABC):
     def scale_invariance(self) -> ScaleInvariance:
         """Whether the result is unchanged when all columns (``"global"``) or each column
         (``"column"``) is multiplied by a constant; data of extreme magnitude are then
-        rescaled exactly (:mod:`framework.scaling`), else refused. Defaults to
+        rescaled exactly (:mod:`macrocause.framework.scaling`), else refused. Defaults to
         :attr:`scale_invariant`; override when it depends on the parameters."""
         return self.scale_invariant
 
@@ -329,7 +329,7 @@ class Searcher(Plugin):
 class Evaluator(Plugin):
     """Rates a result (partition or graph), with or without ground truth.
 
-    ``declares`` says what each returned value means (:class:`~framework.evaluation.Metric`):
+    ``declares`` says what each returned value means (:class:`~macrocause.framework.evaluation.Metric`):
     the headline under the evaluator's name and every sub-metric, by name or by an fnmatch
     pattern (``"acc@*"``). A headline left out is ``higher`` or ``lower`` by
     ``higher_is_better``; the conformance checks fail an evaluator returning an undeclared value.

@@ -4,7 +4,7 @@ Values beyond about 1e120 (or a continuous column whose magnitudes all lie below
 about 1e-120) overflow or underflow the squares and products inside distance,
 kernel and covariance computations. A method whose answer does not change when
 the data are multiplied by a constant declares it with
-:attr:`framework.roles.Plugin.scale_invariance`: ``"global"`` (one factor for all
+:attr:`macrocause.framework.roles.Plugin.scale_invariance`: ``"global"`` (one factor for all
 columns: distances, kernels with data-driven bandwidths) or ``"column"`` (each
 column its own factor: correlations, likelihood scores). Such data are then
 multiplied by powers of two, which is exact in floating point, so the method

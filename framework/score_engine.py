@@ -5,7 +5,7 @@ of indices) given the union P of its parent clusters' variables; ``structure(m, 
 the terms that depend on the whole graph; ``edge_cost(m)`` the part of it one edge costs; and
 ``ci_pvalue(A, B, S, n_perm, seed)`` a conditional-independence test between variable sets. A
 graph's score is ``sum(local) + structure``. Scorers that own an engine derive from
-:class:`EngineScorer`; any other :class:`~framework.roles.DecomposableScorer` is wrapped by
+:class:`EngineScorer`; any other :class:`~macrocause.framework.roles.DecomposableScorer` is wrapped by
 :class:`GenericEngine`.
 """
 
@@ -94,7 +94,7 @@ class LocalOnlyEngine:
 
 
 class GenericEngine(LocalOnlyEngine):
-    """Adapter for any other :class:`~framework.roles.DecomposableScorer`: local scores through
+    """Adapter for any other :class:`~macrocause.framework.roles.DecomposableScorer`: local scores through
     its public ``local_score``."""
 
     def __init__(self, scorer, data) -> None:

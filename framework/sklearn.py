@@ -10,15 +10,15 @@ on them; they are validated by the plugin's pydantic model at ``fit``):
 - a partitioner of variables that selects features (``info["selected"]``) -> a
   ``SelectorMixin`` transformer: ``get_support()``, ``transform(X)``;
 - a searcher -> an estimator with ``fit(X)`` and ``graph_`` (a
-  :class:`~framework.graph.CausalGraph` over the column names), plus a ``scorer``
+  :class:`~macrocause.framework.graph.CausalGraph` over the column names), plus a ``scorer``
   parameter (a registered scorer name; None for the searcher's default).
 
->>> from framework.sklearn import estimator
+>>> from macrocause.framework.sklearn import estimator
 >>> est = estimator("dbscan", eps=0.3)          # doctest: +SKIP
 >>> est.fit_predict(X)                          # doctest: +SKIP
 
 Each estimator class is also an attribute named as the plugin's class
-(``from framework.sklearn import DBSCAN``), built on first access. Parameters whose
+(``from macrocause.framework.sklearn import DBSCAN``), built on first access. Parameters whose
 plugin default is a mutable value (a dict) or that are required appear with default
 None, meaning "the plugin's default" or "must be set".
 
@@ -88,7 +88,7 @@ class _Clusterer(ClusterMixin, _PluginEstimator):
     def fit(self, X, y=None):
         """Partition the rows of *X*; ``y`` holds the effect states for the partitioners that need them
         (``requires y to be passed`` otherwise) and is ignored by the others. Sets ``labels_``,
-        ``partition_`` (the :class:`~framework.partition.Partition`) and ``n_iter_`` when known."""
+        ``partition_`` (the :class:`~macrocause.framework.partition.Partition`) and ``n_iter_`` when known."""
         plugin = self._make()
         if self._needs_target:
             X, y = validate_data(self, X, y, dtype=np.float64)
@@ -160,7 +160,7 @@ def estimator_class(name: str) -> type[_PluginEstimator]:
         base = _Search
     else:
         raise ConfigError(f"{name} is {'an' if str(cls.role)[0] in 'aeiou' else 'a'} {cls.role}; scikit-learn estimators exist for partitioners and "
-                          "searchers (use framework.sklearn.scorer(name) for evaluators).")
+                          "searchers (use macrocause.framework.sklearn.scorer(name) for evaluators).")
     sig, defaults = _signature(cls)
 
     def __init__(self, **params):

@@ -6,7 +6,7 @@ included) and the grid's name, and is unique in the store: writing a run again
 replaces its rows, so nothing is counted twice. Rows of a run are written
 together in a single transaction: a run is either wholly in the store or not at
 all. Before computing a run, ``compare`` *claims* it through the store's
-:class:`~framework.claims.Claims` (``store.claims``), so that several processes on
+:class:`~macrocause.framework.claims.Claims` (``store.claims``), so that several processes on
 one grid and one store compute each run once.
 
 Each row carries its provenance: the grid (``NULL`` for a single run), package
@@ -356,7 +356,7 @@ class ResultStore:
         *grid* defaults to the most recently written grid; single runs
         (``macrocause run``) are never mixed in, and are reported only when the
         store holds no grid. With *keys* (run keys, e.g. those a grid file names
-        now: :meth:`framework.compare.Grid.tasks`), only those runs.
+        now: :meth:`macrocause.framework.compare.Grid.tasks`), only those runs.
         """
         names = self.grids()
         if grid is None:
@@ -376,7 +376,7 @@ class ResultStore:
         return self._conn.execute("SELECT COUNT(DISTINCT run_key) FROM runs").fetchone()[0]
 
     def to_pandas(self, where: str = "", args: tuple = ()):
-        """The rows as a long-format DataFrame, metrics as columns (see :func:`framework.frames.runs_frame`)."""
+        """The rows as a long-format DataFrame, metrics as columns (see :func:`macrocause.framework.frames.runs_frame`)."""
         from .frames import runs_frame
 
         return runs_frame(self.rows(where, args))

@@ -21,8 +21,8 @@ from typing import Literal
 import numpy as np
 from pydantic import Field
 
-from framework import Dataset, Params, hookimpl
-from plugins.cic.scorers import PAPER, EngineScorer
+from macrocause.framework import Dataset, Params, hookimpl
+from macrocause.plugins.cic.scorers import PAPER, EngineScorer
 
 LN2 = math.log(2.0)
 # reading: (fit factor per sample, f2 as a function of N, log base of C(G)'s structure terms, parameter count)
@@ -83,7 +83,7 @@ class CICReading(EngineScorer):
     paper = PAPER
 
     def _build_engine(self, data: Dataset):
-        from plugins.cic.engine import CICEngine
+        from macrocause.plugins.cic.engine import CICEngine
 
         return ReadingEngine(CICEngine(data.X, discrete=True), self.params.reading)
 

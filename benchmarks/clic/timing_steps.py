@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from framework import Dataset, Params, Partition, Partitioner, hookimpl
+from macrocause.framework import Dataset, Params, Partition, Partitioner, hookimpl
 
 
 class KernelRankStepParams(Params):
@@ -28,7 +28,7 @@ class KernelRankStep(Partitioner):
     paper = "Sgouritsa, Janzing, Peters, Schoelkopf, UAI 2013"
 
     def _partition(self, data: Dataset) -> Partition:
-        from plugins.clic.evaluators import KernelRank
+        from macrocause.plugins.clic.evaluators import KernelRank
 
         rank, vote, _, dependent = KernelRank()._statistics(data.X, fresh=True)  # timed every execution
         info = {"rank": int(rank), "vote_share": float(vote), "pairwise_dependent": bool(dependent)}

@@ -26,8 +26,16 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import Field
 
-from framework import Dataset, Evaluation, Evaluator, Params, Partition, Partitioner, hookimpl
-from framework.errors import DataValidationError
+from macrocause.framework import (
+    Dataset,
+    Evaluation,
+    Evaluator,
+    Params,
+    Partition,
+    Partitioner,
+    hookimpl,
+)
+from macrocause.framework.errors import DataValidationError
 
 
 class ScoredLabelsParams(Params):
@@ -44,7 +52,7 @@ class ScoredLabels(Partitioner):
     Params = ScoredLabelsParams
 
     def _partition(self, data: Dataset) -> Partition:
-        from framework import registry
+        from macrocause.framework import registry
 
         truth = data.truth["labels"]
         p = self.params
@@ -142,8 +150,8 @@ class DBSCANKDist(Partitioner):
     Params = DBSCANKDistParams
 
     def _partition(self, data: Dataset) -> Partition:
-        from framework import registry
-        from framework.numeric import k_distance
+        from macrocause.framework import registry
+        from macrocause.framework.numeric import k_distance
 
         p = self.params
         eps = float(np.quantile(k_distance(data.X, p.min_samples), p.quantile))
@@ -174,7 +182,7 @@ class KFromTruth(Partitioner):
     Params = KFromTruthParams
 
     def _partition(self, data: Dataset) -> Partition:
-        from framework import registry
+        from macrocause.framework import registry
 
         p = self.params
         k_true = n_classes(data)

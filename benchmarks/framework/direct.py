@@ -13,7 +13,7 @@ import warnings
 
 from pydantic import Field
 
-from framework import CausalGraph, Params, Searcher, hookimpl
+from macrocause.framework import CausalGraph, Params, Searcher, hookimpl
 
 
 class DirectPCParams(Params):
@@ -44,7 +44,7 @@ class DirectHillClimb(Searcher):
     def _search(self, data, scorer, init) -> CausalGraph:
         from pgmpy.structure_score import get_scoring_method
 
-        from plugins.baselines._pgmpy_hc import OrderedHillClimbSearch
+        from macrocause.plugins.baselines._pgmpy_hc import OrderedHillClimbSearch
 
         frame = data.to_pandas(categorical=True)
         score = get_scoring_method("bic-d" if data.is_discrete else "bic-g", frame)

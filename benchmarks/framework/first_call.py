@@ -3,8 +3,8 @@
 Loaded by ``first_call.yaml``'s ``plugins:`` key (not registered for users). The partitioner
 ``first_call_probe`` starts a fresh Python process for ``method``; that process points numba's
 cache at a new empty folder, imports macrocause, builds the plugin on its own example
-(:func:`framework.testing.examples.example_of`) and runs its verb twice on that input
-(:func:`framework.testing.checks.run_verb`): the first call pays every lazy import and numba
+(:func:`macrocause.framework.testing.examples.example_of`) and runs its verb twice on that input
+(:func:`macrocause.framework.testing.checks.run_verb`): the first call pays every lazy import and numba
 compilation, the second is warm. It prints the CPU and wall seconds of each part as JSON; the
 probe's partition (all samples in one cluster) carries them in ``info`` and the evaluator
 ``first_call_cost`` reports them:
@@ -28,7 +28,7 @@ import time
 import numpy as np
 from pydantic import Field
 
-from framework import Evaluation, Evaluator, Params, Partition, Partitioner, hookimpl
+from macrocause.framework import Evaluation, Evaluator, Params, Partition, Partitioner, hookimpl
 
 KEYS = ("setup_cpu_s", "first_cpu_s", "warm_cpu_s", "first_wall_s", "warm_wall_s")
 
@@ -78,9 +78,9 @@ def macrocause_register_plugins(register):
 
 def _child(method: str) -> dict[str, float]:
     cpu, wall = time.process_time(), time.perf_counter()
-    from framework import registry
-    from framework.testing.checks import run_verb
-    from framework.testing.examples import example_of
+    from macrocause.framework import registry
+    from macrocause.framework.testing.checks import run_verb
+    from macrocause.framework.testing.examples import example_of
 
     cls = registry.get(method)
     plugin = cls(**example_of(cls).params)

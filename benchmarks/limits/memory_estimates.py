@@ -43,8 +43,8 @@ def status(key):
     with open("/proc/self/status") as fh:
         return next(int(line.split()[1]) * 1024 for line in fh if line.startswith(key))
 
-from framework import Dataset, registry
-from framework.readers import csv_memory, _count_lines
+from macrocause.framework import Dataset, registry
+from macrocause.framework.readers import csv_memory, _count_lines
 rng = np.random.default_rng(1)
 if kind == "csv":
     from pathlib import Path

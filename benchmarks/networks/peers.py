@@ -11,8 +11,8 @@ from typing import Literal
 import numpy as np
 from pydantic import Field
 
-from framework import CausalGraph, Dataset, Params, Searcher, hookimpl
-from framework.errors import DataValidationError
+from macrocause.framework import CausalGraph, Dataset, Params, Searcher, hookimpl
+from macrocause.framework.errors import DataValidationError
 
 
 class PyAgrumClimbParams(Params):
@@ -52,7 +52,7 @@ class PyAgrumClimb(Searcher):
         edges = [(learner.nameFromId(a), learner.nameFromId(b)) for a, b in dag.arcs()]
         dag = CausalGraph.from_edges(list(data.names), edges)
         if self.params.return_type == "cpdag":
-            from plugins.baselines.search import cpdag
+            from macrocause.plugins.baselines.search import cpdag
 
             return cpdag(dag)
         return dag

@@ -10,8 +10,8 @@ distractor shapes are independent of it); `image_folder` reads a folder of your 
 
 # %%
 # The data: 8 images per state, 16 x 32 pixels.
-from framework import registry
-from plugins.cafe_dbscan.plots import plot_representatives
+from macrocause import registry
+from macrocause.plugins.cafe_dbscan.plots import plot_representatives
 
 ds = registry.create("cafe_shapes", n_per_state=8, width=16, height=32).load()
 print(ds)

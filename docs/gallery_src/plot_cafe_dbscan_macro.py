@@ -9,8 +9,8 @@ micro-level coordinates and `Z` (the pipeline of `examples/cafe_dbscan_macro.yam
 # %%
 # The data: `cafe_ds2`, points in the plane whose class sets the distribution of
 # the effect (the target).
-from framework import registry
-from framework.plotting import plot
+from macrocause import registry
+from macrocause.framework.plotting import plot
 
 ds = registry.create("cafe_ds2", seed=0).load()
 print(ds)

@@ -8,8 +8,8 @@ selection is drawn on the image grid over the mean digit
 """
 
 # %%
-from framework import registry
-from framework.plotting import plot
+from macrocause import registry
+from macrocause.framework.plotting import plot
 
 ds = registry.create("digits").load()
 print(ds)

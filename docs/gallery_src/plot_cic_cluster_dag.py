@@ -10,8 +10,8 @@ methods see almost nothing; CIC searches clusters of variables and a DAG over th
 
 # %%
 # mkdocs_gallery_thumbnail_number = 2
-from framework import registry
-from framework.plotting import plot, plot_graphs
+from macrocause import registry
+from macrocause.framework.plotting import plot, plot_graphs
 
 ds = registry.create("cic_scenario", scenario=1, n=1000, seed=0).load()
 truth = ds.truth["graph"]

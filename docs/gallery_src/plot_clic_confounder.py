@@ -12,8 +12,8 @@ kernel tests take seconds).
 # mkdocs_gallery_thumbnail_number = 2
 import numpy as np
 
-from framework import registry
-from framework.plotting import plot
+from macrocause import registry
+from macrocause.framework.plotting import plot
 
 features = ["mean perimeter", "mean compactness", "mean texture"]
 full = registry.create("wdbc", features=features).load()

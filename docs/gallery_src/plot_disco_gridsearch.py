@@ -1,7 +1,7 @@
 """
 # DISCO choosing DBSCAN's eps in GridSearchCV
 
-`framework.sklearn.disco_scorer` rates a fitted clusterer by the DISCO index of
+`macrocause.framework.sklearn.disco_scorer` rates a fitted clusterer by the DISCO index of
 its `labels_` (noise -1), so scikit-learn's `GridSearchCV` can tune any density
 clusterer without ground truth. Here: scikit-learn's own `DBSCAN` on two noisy
 half-moons.
@@ -14,8 +14,8 @@ from sklearn.datasets import make_moons
 from sklearn.metrics import adjusted_rand_score
 from sklearn.model_selection import GridSearchCV
 
-from framework.plotting import pyplot
-from framework.sklearn import disco_scorer
+from macrocause.framework.plotting import pyplot
+from macrocause.framework.sklearn import disco_scorer
 
 X, y = make_moons(n_samples=400, noise=0.08, random_state=0)
 

@@ -1,6 +1,6 @@
 """What a step runs in: the run's context (data, outputs, records), the record of one plugin
-call, and how a step's plugin is created. Below :mod:`~framework.pipeline.spec` (the step
-kinds) and :mod:`~framework.pipeline.run` (the runner)."""
+call, and how a step's plugin is created. Below :mod:`~macrocause.framework.pipeline.spec` (the step
+kinds) and :mod:`~macrocause.framework.pipeline.run` (the runner)."""
 
 from __future__ import annotations
 

@@ -71,8 +71,8 @@ def load_dataset(spec: DataSpec | Mapping[str, Any], base: Path | None = None) -
     """Load the dataset a :class:`DataSpec` describes.
 
     A relative file path is looked for in *base* (the YAML file's folder), then in the working
-    directory, then in ``MACROCAUSE_DATA`` (:mod:`framework.paths`); ``{csv: FILE, ...}`` reads as the
-    ``csv`` source does (:func:`framework.csv_data.load_csv`).
+    directory, then in ``MACROCAUSE_DATA`` (:mod:`macrocause.framework.paths`); ``{csv: FILE, ...}`` reads as the
+    ``csv`` source does (:func:`macrocause.framework.csv_data.load_csv`).
     """
     spec = parse_data(spec)
     with yaml_folder(base):

@@ -1,6 +1,6 @@
 """The runner: steps in order on one dataset, with one record per plugin call (timing, memory,
 failures). Start-up work during a step (imports, numba compilation) is timed apart
-(:mod:`framework.pipeline.startup`)."""
+(:mod:`macrocause.framework.pipeline.startup`)."""
 
 from __future__ import annotations
 
@@ -60,7 +60,7 @@ class PipelineResult:
         return list(dict.fromkeys([*(r.step for r in self.records), *self.outputs]))
 
     def to_pandas(self):
-        """One row per record, metrics as columns (see :func:`framework.frames.records_frame`)."""
+        """One row per record, metrics as columns (see :func:`macrocause.framework.frames.records_frame`)."""
         from ..frames import records_frame
 
         return records_frame(self)

@@ -4,7 +4,7 @@ A step kind is a frozen pydantic model whose kind key names its main input
 (``partition: kmeans``, ``augment: parts``, ...). Each kind says which earlier
 steps it reads (:meth:`Step.inputs`), checks itself against what those steps
 produce before any compute (:meth:`Step.check`) and runs on a
-:class:`~framework.pipeline.run.RunContext` (:meth:`Step.run`). Adding a step
+:class:`~macrocause.framework.pipeline.run.RunContext` (:meth:`Step.run`). Adding a step
 kind means adding one subclass with a ``kind`` class variable; it is found by
 that key in YAML and Python alike.
 """

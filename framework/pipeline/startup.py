@@ -13,7 +13,7 @@ imported) are counted once.
 
 A step that compiles numba kernels (numba's ``numba:compile`` event: a kernel not in numba's
 cache) says so on stderr before the first one compiles and again when the step ends, with the
-seconds spent, unless progress output is off (:func:`framework.progress.is_quiet`): a one-off
+seconds spent, unless progress output is off (:func:`macrocause.framework.progress.is_quiet`): a one-off
 wait of seconds on a fresh cache is then explained, not silent. Nothing runs twice: the step's own time is its wall time
 minus this start-up time. Start-up in worker processes a plugin starts is not seen.
 """

@@ -1,7 +1,7 @@
 """YAML in and out of pipelines and grids: reading, ``--set`` overrides, one-line errors.
 
 Public: :func:`read_yaml_source`, :func:`load_yaml`, :func:`format_validation_error`,
-:func:`unknown_key_message`, :func:`parse_sets` (used by ``framework.compare`` and the CLI).
+:func:`unknown_key_message`, :func:`parse_sets` (used by ``macrocause.framework.compare`` and the CLI).
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
 """Reports of a results store: tables, ranks, paired tests, figures, one HTML page.
 
-The flow is straight: :func:`~framework.report.frame.tidy` makes one DataFrame of the
-store's values (what each means read from the store), :mod:`~framework.report.analyses`
-are functions from frame to frame, :func:`~framework.report.document.document` builds one
-document that :mod:`~framework.report.render` writes as markdown and HTML.
+The flow is straight: :func:`~macrocause.framework.report.frame.tidy` makes one DataFrame of the
+store's values (what each means read from the store), :mod:`~macrocause.framework.report.analyses`
+are functions from frame to frame, :func:`~macrocause.framework.report.document.document` builds one
+document that :mod:`~macrocause.framework.report.render` writes as markdown and HTML.
 ``write_report(store, out)`` does it all; :func:`report_frames` gives the tables in Python.
 """
 

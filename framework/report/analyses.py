@@ -1,8 +1,8 @@
 """The report's analyses: each a function from the tidy frame (or another analysis) to a frame.
 
-``frame`` has the columns of :data:`~framework.report.frame.COLUMNS` (pipeline, method,
+``frame`` has the columns of :data:`~macrocause.framework.report.frame.COLUMNS` (pipeline, method,
 plugin, data, seed, metric, value, ...); ``metrics`` maps each reported metric to its
-:class:`~framework.evaluation.Metric`.
+:class:`~macrocause.framework.evaluation.Metric`.
 
 References
 ----------

@@ -1,6 +1,6 @@
 """The report as one document: summary lines and sections of notes, figures and text tables,
 built once from the analyses' frames and rendered to markdown and HTML
-(:mod:`~framework.report.render`)."""
+(:mod:`~macrocause.framework.report.render`)."""
 
 from __future__ import annotations
 

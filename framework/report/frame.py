@@ -14,7 +14,7 @@ stored, and suffixed by the differing parameters when the same step was stored
 with several. Besides the evaluators' values, each evaluated step yields ``time``,
 ``cpu`` and ``memory``, and each evaluator ``time@E`` etc.
 
-What a value means (:class:`~framework.evaluation.Metric`) is what its evaluator
+What a value means (:class:`~macrocause.framework.evaluation.Metric`) is what its evaluator
 declared when it ran: the runner stores the declarations with each record, and
 the report reads them from there (it imports no plugin). The timings are the
 framework's own.

@@ -268,7 +268,7 @@ def plot_correlation(frame: pd.DataFrame, corr: pd.DataFrame, info: Metric | Non
 
 @_inert
 def plot_selection(choices: pd.DataFrame, among: str, default: str, path: str | Path) -> Path:
-    """Save the leave-one-dataset-out figure of *choices* (:func:`~framework.report.analyses.selection`)
+    """Save the leave-one-dataset-out figure of *choices* (:func:`~macrocause.framework.report.analyses.selection`)
     to *path* (PNG): per held-out dataset and metric, the gap of the setting chosen on the other
     datasets to the best baseline (bars; positive = better) and the default's gap (hollow diamonds)."""
     plt = _plt()

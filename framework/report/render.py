@@ -1,4 +1,4 @@
-"""A :class:`~framework.report.document.Document` rendered to markdown and to HTML (Jinja2).
+"""A :class:`~macrocause.framework.report.document.Document` rendered to markdown and to HTML (Jinja2).
 
 Every label is data: in markdown, ``& < >`` become entities, ``$`` and ``~`` character
 references, ``[ ]`` entities (no link can form), other markdown punctuation (``\\ ` * _ |``)

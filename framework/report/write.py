@@ -81,7 +81,7 @@ def build_report(rows: Sequence[Mapping[str, Any]], grid: str | None = None, *,
 
 
 def report_document(rep: Report, figures: Mapping[str, str] | None = None) -> Document:
-    """The report as one :class:`~framework.report.document.Document`."""
+    """The report as one :class:`~macrocause.framework.report.document.Document`."""
     return document(rep.facts, rep.cells, rep.ranks, rep.tests, rep.baselines, figures, rep.ratios, rep.growth,
                     rep.growth_param, rep.correlations, rep.selection)
 

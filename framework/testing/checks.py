@@ -1,11 +1,11 @@
 """Conformance checks every plugin must pass, usable by third parties.
 
->>> from framework.testing.checks import parametrize_with_checks
+>>> from macrocause.framework.testing.checks import parametrize_with_checks
 >>> # @parametrize_with_checks([MyPartitioner()])
 >>> # def test_conformance(plugin, check):
 >>> #     check(plugin)
 
-Each check runs the plugin on its :meth:`~framework.roles.Plugin.example`.
+Each check runs the plugin on its :meth:`~macrocause.framework.roles.Plugin.example`.
 """
 
 from __future__ import annotations
@@ -149,7 +149,7 @@ def check_output_invariants(plugin: Plugin) -> None:
 
 
 def check_declares_metrics(plugin: Plugin) -> None:
-    """An evaluator declares the meaning (:class:`~framework.evaluation.Metric`) of every value it
+    """An evaluator declares the meaning (:class:`~macrocause.framework.evaluation.Metric`) of every value it
     returns, by name or pattern in ``declares`` (the headline may rely on ``higher_is_better``)."""
     if not isinstance(plugin, Evaluator):
         return

@@ -1,4 +1,4 @@
-"""Default small inputs for each role (see :meth:`framework.roles.Plugin.example`)."""
+"""Default small inputs for each role (see :meth:`macrocause.framework.roles.Plugin.example`)."""
 
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ def discrete_chain(n: int = 300, seed: int = 0) -> tuple[Dataset, CausalGraph]:
 
 
 def example_of(cls: type) -> Example:
-    """The plugin's own example (:meth:`~framework.roles.Plugin.example`), else the default for its role."""
+    """The plugin's own example (:meth:`~macrocause.framework.roles.Plugin.example`), else the default for its role."""
     own = cls.example()
     return own if own is not None else default_example(cls)
 

@@ -2,7 +2,7 @@
 
 Example
 -------
->>> from framework.testing.manifest import check_manifest
+>>> from macrocause.framework.testing.manifest import check_manifest
 >>> check_manifest("baselines")  # the entry point's name, as in pyproject.toml
 """
 
@@ -22,8 +22,8 @@ def check_manifest(entry_point: str, group: str = "macrocause") -> None:
         If the entry point is not installed, has no manifest, or its manifest differs
         from what its classes declare (every difference listed).
     """
-    from framework.manifest import find_manifest
-    from framework.registry import Registry
+    from macrocause.framework.manifest import find_manifest
+    from macrocause.framework.registry import Registry
 
     found = [ep for ep in entry_points(group=group) if ep.name == entry_point]
     assert found, f"No entry point {entry_point!r} in group {group!r} is installed."

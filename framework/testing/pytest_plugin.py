@@ -11,8 +11,8 @@ import pytest
 
 @pytest.fixture
 def plugin_registry():
-    """An empty :class:`framework.registry.Registry`, active for this test only."""
-    from framework import registry
+    """An empty :class:`macrocause.framework.registry.Registry`, active for this test only."""
+    from macrocause.framework import registry
 
     saved = registry._default
     reg = registry.Registry(autoload=False)

@@ -2,7 +2,7 @@
 graph, DBSCAN, HDBSCAN,
 k-means, Gaussian mixtures, agglomerative (Ward) and spectral clustering, variable clusters."""
 
-from framework import hookimpl
+from macrocause.framework import hookimpl
 
 
 @hookimpl

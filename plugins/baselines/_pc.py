@@ -19,7 +19,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from framework import CausalGraph
+from macrocause.framework import CausalGraph
 
 from ._pc_citests import CHISQ, FISHERZ, GSQ, discrete_p, fisherz_p, prepare, python_p_value
 from ._pc_orient import EndpointGraph, definite_maxp, definite_meek, maxp, meek, uc_sepset

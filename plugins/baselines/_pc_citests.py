@@ -22,7 +22,7 @@ import math
 import numpy as np
 from numba import njit
 
-from framework.numeric_kernels import dense_rank, gamma_q, joint_keys
+from macrocause.framework.numeric_kernels import dense_rank, gamma_q, joint_keys
 
 FISHERZ, CHISQ, GSQ = 0, 1, 2
 _EPS = np.finfo(np.float64).eps

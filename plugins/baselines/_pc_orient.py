@@ -7,7 +7,7 @@ in causal-learn's order (with conflicting evidence the first rule applied wins),
 an orientation written as causal-learn writes it (remove the edge, add it
 directed), and causal-learn's ancestor matrix ``dpath`` (updated edge by edge,
 rebuilt when a directed edge is removed; it can miss paths, and then Meek's rules
-close a directed cycle, which :func:`plugins.baselines._pc.resolve_conflicts`
+close a directed cycle, which :func:`macrocause.plugins.baselines._pc.resolve_conflicts`
 undoes afterwards in both backends).
 
 Endpoint matrices (int8): ``i -> j`` is ``M[i, j] = -1, M[j, i] = 1``; ``i - j``

@@ -1,6 +1,6 @@
 """pgmpy's HillClimbSearch with an order of moves that does not depend on the hash seed.
 
-Imported lazily by :class:`plugins.baselines.search.HillClimb` (pgmpy is heavy).
+Imported lazily by :class:`macrocause.plugins.baselines.search.HillClimb` (pgmpy is heavy).
 """
 
 from __future__ import annotations

@@ -8,9 +8,9 @@ from typing import Literal
 import numpy as np
 from pydantic import Field
 
-from framework import Dataset, Params
-from framework.entropy import NumpyEntropies
-from framework.score_engine import EngineScorer, LocalOnlyEngine
+from macrocause.framework import Dataset, Params
+from macrocause.framework.entropy import NumpyEntropies
+from macrocause.framework.score_engine import EngineScorer, LocalOnlyEngine
 
 Idx = tuple[int, ...]
 

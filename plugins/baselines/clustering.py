@@ -6,8 +6,8 @@ from typing import Literal
 
 from pydantic import Field
 
-from framework import Dataset, Params, Partition, Partitioner
-from framework.memory import MemoryEstimate
+from macrocause.framework import Dataset, Params, Partition, Partitioner
+from macrocause.framework.memory import MemoryEstimate
 
 
 class DBSCANParams(Params):

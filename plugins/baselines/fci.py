@@ -6,9 +6,9 @@ from typing import Literal
 
 from pydantic import Field
 
-from framework import CausalGraph, Dataset, Params, Searcher
-from framework.errors import DataValidationError
-from framework.memory import MemoryEstimate
+from macrocause.framework import CausalGraph, Dataset, Params, Searcher
+from macrocause.framework.errors import DataValidationError
+from macrocause.framework.memory import MemoryEstimate
 
 
 class FCIParams(Params):

@@ -6,9 +6,17 @@ from typing import Literal
 
 from pydantic import Field
 
-from framework import CausalGraph, Dataset, Evaluation, Evaluator, Params, Searcher, registry
-from framework.errors import DataValidationError
-from framework.evaluation import Metric
+from macrocause.framework import (
+    CausalGraph,
+    Dataset,
+    Evaluation,
+    Evaluator,
+    Params,
+    Searcher,
+    registry,
+)
+from macrocause.framework.errors import DataValidationError
+from macrocause.framework.evaluation import Metric
 
 
 class GESParams(Params):

@@ -8,10 +8,10 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import Field
 
-from framework import CausalGraph, Dataset, Params, Partition, Scorer, Searcher
-from framework.errors import DataValidationError
-from framework.memory import MemoryEstimate
-from framework.score_engine import engine_for
+from macrocause.framework import CausalGraph, Dataset, Params, Partition, Scorer, Searcher
+from macrocause.framework.errors import DataValidationError
+from macrocause.framework.memory import MemoryEstimate
+from macrocause.framework.score_engine import engine_for
 
 
 def to_graph(names: tuple[str, ...], adj: np.ndarray) -> CausalGraph:
@@ -21,7 +21,7 @@ def to_graph(names: tuple[str, ...], adj: np.ndarray) -> CausalGraph:
 def kick(adj: np.ndarray, n_moves: int, rng: np.random.Generator) -> np.ndarray:
     """*adj* after *n_moves* random edge moves that keep it acyclic: a random ordered pair (a, b) is
     added as a -> b when no path b ~> a exists, deleted or reversed (at random) when a -> b is there."""
-    from framework.dag_climb import closure
+    from macrocause.framework.dag_climb import closure
 
     adj = adj.copy()
     m = adj.shape[0]
@@ -122,7 +122,7 @@ class GreedyDAG(Searcher):
         restart) and ``kick_scores`` (the score after each kick's climb)."""
         from tqdm.auto import tqdm
 
-        from framework.dag_climb import climb_edges
+        from macrocause.framework.dag_climb import climb_edges
 
         if isinstance(init, Partition):  # run() is public: search() checks this through init_accepts
             raise DataValidationError("greedy_dag climbs over single variables; init must be a CausalGraph.")
@@ -161,7 +161,7 @@ class GreedyDAG(Searcher):
     def _kicks(self, eng, clusters, adj: np.ndarray, score: float, rng: np.random.Generator,
                trace: list[float]) -> tuple[np.ndarray, float]:
         """Iterated local search from *adj*: kick, climb, keep a higher score; stop after ``stale`` misses."""
-        from framework.dag_climb import climb_edges
+        from macrocause.framework.dag_climb import climb_edges
 
         p = self.params
         stale = 0
@@ -179,8 +179,8 @@ class GreedyDAG(Searcher):
     def _pc_dag(data: Dataset) -> np.ndarray | None:
         """Adjacency of a DAG in the class of pc's CPDAG, or None when pc cannot run or its
         orientations admit no DAG."""
-        from framework import registry
-        from framework.errors import DataValidationError as _Invalid
+        from macrocause.framework import registry
+        from macrocause.framework.errors import DataValidationError as _Invalid
 
         from .ges import dag_extension
 

@@ -7,7 +7,7 @@ from typing import Literal
 import numpy as np
 from pydantic import Field
 
-from framework import CausalGraph, Dataset, Params, Searcher
+from macrocause.framework import CausalGraph, Dataset, Params, Searcher
 
 
 class DirectLiNGAMParams(Params):

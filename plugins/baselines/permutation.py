@@ -11,8 +11,8 @@ from unittest import mock
 import numpy as np
 from pydantic import Field
 
-from framework import CausalGraph, Dataset, Params, Scorer, Searcher
-from framework.score_engine import engine_for
+from macrocause.framework import CausalGraph, Dataset, Params, Scorer, Searcher
+from macrocause.framework.score_engine import engine_for
 
 
 class EngineLocalScore:

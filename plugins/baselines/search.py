@@ -7,9 +7,9 @@ from typing import Literal
 import numpy as np
 from pydantic import Field
 
-from framework import CausalGraph, Dataset, Params, Searcher, progress
-from framework.errors import ConfigError, DataValidationError
-from framework.memory import MemoryEstimate
+from macrocause.framework import CausalGraph, Dataset, Params, Searcher, progress
+from macrocause.framework.errors import ConfigError, DataValidationError
+from macrocause.framework.memory import MemoryEstimate
 
 
 class PCParams(Params):
@@ -98,7 +98,7 @@ class PC(Searcher):
 
     def memory_estimate(self, data: Dataset) -> MemoryEstimate | None:
         """KCI: about 96 n^2 bytes of dense kernel matrices (measured at n = 300 and 600); otherwise
-        PC's d x d matrices (see :func:`plugins.baselines._pc.memory_bytes`)."""
+        PC's d x d matrices (see :func:`macrocause.plugins.baselines._pc.memory_bytes`)."""
         n, d = data.n_samples, data.n_variables
         if self.params.indep_test == "kci":
             return MemoryEstimate(96.0 * n * n, "about 96 n^2 bytes, KCI's kernel matrices",

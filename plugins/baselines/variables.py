@@ -7,9 +7,9 @@ from typing import Literal
 import numpy as np
 from pydantic import Field, model_validator
 
-from framework import Dataset, Params, Partition, Partitioner
-from framework.errors import DataValidationError
-from framework.memory import MemoryEstimate
+from macrocause.framework import Dataset, Params, Partition, Partitioner
+from macrocause.framework.errors import DataValidationError
+from macrocause.framework.memory import MemoryEstimate
 
 
 class CorrelationClustersParams(Params):

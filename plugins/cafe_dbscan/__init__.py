@@ -1,6 +1,6 @@
 """CAFE DBSCAN: density-based causal feature learning, the two-step CFL baseline, DS1-DS3 and image data."""
 
-from framework import hookimpl
+from macrocause.framework import hookimpl
 
 
 @hookimpl

@@ -17,7 +17,7 @@ def neighbourhoods(X: np.ndarray, eps: float, metric: str) -> tuple[np.ndarray, 
     """
     from scipy.spatial import cKDTree
 
-    from framework.memory import MemoryEstimate, check_budget
+    from macrocause.framework.memory import MemoryEstimate, check_budget
 
     from ._kernels import pairs_to_csr
 
@@ -74,7 +74,7 @@ def heuristic_min_points(n: int) -> int:
 def heuristic_eps(X: np.ndarray, min_points: int, metric: str, quantile: float = 0.5) -> float:
     """eps such that a good share of the eps-neighbourhoods (``1 - quantile``... here the
     points below the quantile) hold at least mu points: a quantile of the mu-distance."""
-    from framework.numeric import k_distance
+    from macrocause.framework.numeric import k_distance
 
     d = k_distance(X, min_points, P_OF_METRIC[metric], max_queries=4000)
     eps = float(np.quantile(d, quantile))
@@ -169,7 +169,7 @@ def merge_similar(indptr: np.ndarray, indices: np.ndarray, codes: np.ndarray, m:
                   alpha: float) -> np.ndarray:
     """Merge touching clusters whose effect-state counts a G-test cannot tell apart (p > ``alpha``),
     the pair with the largest p first; returns compact labels."""
-    from framework.numeric import compact_labels
+    from macrocause.framework.numeric import compact_labels
 
     from ._kernels import cluster_contacts
 

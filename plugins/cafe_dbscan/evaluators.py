@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from framework import Dataset, Evaluation, Evaluator, Metric, Params, Partition
+from macrocause.framework import Dataset, Evaluation, Evaluator, Metric, Params, Partition
 
 
 class EffectInformation(Evaluator):

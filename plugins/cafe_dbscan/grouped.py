@@ -63,7 +63,7 @@ def join_by_distribution(labels: np.ndarray, codes: np.ndarray, m: int, tau: flo
     """Group clusters by their effect-state distribution alone (Definition 2 groups by P(Y|X), not by place):
     largest cluster first, each joins the group whose pooled distribution is nearest in total variation
     if that is within ``tau``, else starts a group. Returns labels 0..g-1 (noise stays -1)."""
-    from framework.numeric import compact_labels
+    from macrocause.framework.numeric import compact_labels
 
     lab = compact_labels(labels)
     counts = counts_of(lab, codes, m).astype(np.float64)

@@ -10,8 +10,8 @@ from __future__ import annotations
 import numpy as np
 from pydantic import Field
 
-from framework import Dataset, DataSource, Params, Partition
-from framework.roles import Example
+from macrocause.framework import Dataset, DataSource, Params, Partition
+from macrocause.framework.roles import Example
 
 STATE_COLOURS = ((230, 30, 30), (240, 200, 20), (30, 200, 40), (40, 90, 230), (200, 40, 220))
 STATE_NAMES = ("red", "yellow", "green", "blue", "violet")

@@ -11,10 +11,10 @@ from typing import Literal
 import numpy as np
 from pydantic import Field
 
-from framework import Dataset, DataSource, Params
-from framework.errors import DataValidationError
-from framework.paths import find_data_path
-from framework.roles import Example
+from macrocause.framework import Dataset, DataSource, Params
+from macrocause.framework.errors import DataValidationError
+from macrocause.framework.paths import find_data_path
+from macrocause.framework.roles import Example
 
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".gif", ".ppm", ".tif", ".tiff")
 COLUMNS = ("col", "row", "red", "green", "blue")
@@ -66,7 +66,7 @@ class ImageFolder(DataSource):
 
     def _load(self) -> Dataset:
         p = self.params
-        root = find_data_path(p.path, "image_folder", folder=True)  # the rule of framework.paths
+        root = find_data_path(p.path, "image_folder", folder=True)  # the rule of macrocause.framework.paths
         return image_points(root, p.max_per_state, p.draw, p.width, p.height, p.noise_ratio, p.seed, "image_folder")
 
 
@@ -150,7 +150,7 @@ def image_points(root: Path, per_state: int | None, draw: str, width: int, heigh
     ``seed`` (``draw="random"``, kept in name order) or the first by name; pixel noise as in Sec. VII."""
     from PIL import Image
 
-    from framework import Partition
+    from macrocause.framework import Partition
 
     states = sorted(d.name for d in root.iterdir() if d.is_dir() and not d.name.startswith("."))
     if len(states) < 2:

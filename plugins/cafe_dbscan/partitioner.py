@@ -7,9 +7,9 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import Field
 
-from framework import Dataset, Params, Partition, Partitioner
-from framework.errors import ConfigError
-from framework.roles import Example
+from macrocause.framework import Dataset, Params, Partition, Partitioner
+from macrocause.framework.errors import ConfigError
+from macrocause.framework.roles import Example
 
 from ._core import NOISE_QUANTILE
 
@@ -95,18 +95,18 @@ class CafeDBSCAN(Partitioner):
 
     Automatic mode (ours) first measures at 2,000 probe points (``seed``) whether neighbouring
     points share their effect states beyond what the local distribution explains
-    (:func:`plugins.cafe_dbscan.grouped.neighbour_dispersion`, ``info["dispersion"]``: about 1 when
+    (:func:`macrocause.plugins.cafe_dbscan.grouped.neighbour_dispersion`, ``info["dispersion"]``: about 1 when
     the states are drawn independently given X as in DS1-DS3, 2 or more on image pixels, where
     all pixels of one image share its state). At 1.5 or more (``info["regime"] = "grouped"``)
     Algorithm 1 runs once with the grouped rule
-    (:func:`plugins.cafe_dbscan.grouped.cafe_dbscan_grouped`): Section V's ``min_points`` and
+    (:func:`macrocause.plugins.cafe_dbscan.grouped.cafe_dbscan_grouped`): Section V's ``min_points`` and
     ``eps``, ``tau`` 2.5 times the measured ``region_noise`` (the mean total-variation distance
     between the histograms of two adjacent regions of ``min_points / 2`` points), the densest points start
     clusters first, and clusters whose effect-state distributions are within ``tau`` are grouped
     into one macro-variable (Definition 2 groups by P(Y|X) alone); no refinement. Otherwise
     (``"independent"``) the candidate search below runs.
 
-    Refinement (ours, :func:`plugins.cafe_dbscan._core.refine`): sparse points become
+    Refinement (ours, :func:`macrocause.plugins.cafe_dbscan._core.refine`): sparse points become
     noise, dense points move to the most likely neighbouring cluster, small clusters are
     dissolved and touching clusters a G-test cannot tell apart are merged. Candidate search
     (ours): ``min_points`` in {20, 30, 50, 80}, ``eps`` at the 0.2, 0.35 and 0.5 quantiles
@@ -237,8 +237,8 @@ class CafeDBSCAN(Partitioner):
         return eps, mu, tau, nq, labels, extra
 
     def _auto(self, data: Dataset, do_refine: bool) -> tuple[float, int, float, float | None, np.ndarray, dict]:
-        from framework import registry
-        from framework.progress import progress
+        from macrocause.framework import registry
+        from macrocause.framework.progress import progress
 
         from ._core import cafe_dbscan_grid, heuristic_eps
 
@@ -293,7 +293,7 @@ def bic_gain(labels: np.ndarray, codes: np.ndarray, m: int) -> float:
     determine Y, values <= 0 that they explain nothing beyond chance. A point a labelling calls
     noise therefore adds no gain, so labellings that leave explainable points unclustered lose.
     """
-    from framework.numeric import compact_labels
+    from macrocause.framework.numeric import compact_labels
 
     from ._core import counts_of
 

@@ -1,6 +1,6 @@
 """Plots of CAFE DBSCAN results: clusters in the plane with their effect-state distributions (the
 paper's Fig. 4) and a representative image per cluster (Fig. 1), drawn with the shared helpers of
-:mod:`framework.plotting` (matplotlib imported lazily)."""
+:mod:`macrocause.framework.plotting` (matplotlib imported lazily)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from pathlib import Path
 
 import numpy as np
 
-from framework import Dataset, Partition
-from framework.plotting import finish, plot_partition, pyplot
+from macrocause.framework import Dataset, Partition
+from macrocause.framework.plotting import finish, plot_partition, pyplot
 
 
 def _distributions(ds: Dataset, part: Partition) -> np.ndarray:

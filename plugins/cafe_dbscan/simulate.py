@@ -15,8 +15,8 @@ from typing import ClassVar
 import numpy as np
 from pydantic import Field
 
-from framework import Dataset, DataSource, Params, Partition
-from framework.roles import Example
+from macrocause.framework import Dataset, DataSource, Params, Partition
+from macrocause.framework.roles import Example
 
 # Effect-state distributions (m = 5); one row per class. Rows 0-4 have one
 # dominant state, rows 5-6 two. Total variation between two rows is >= 0.35.

@@ -7,8 +7,8 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import Field, model_validator
 
-from framework import Dataset, Params, Partition, Partitioner
-from framework.roles import Example
+from macrocause.framework import Dataset, Params, Partition, Partitioner
+from macrocause.framework.roles import Example
 
 # Hyper-parameter grids searched on the train/test split (tune=True).
 GRIDS: dict[str, dict[str, list]] = {

@@ -1,7 +1,7 @@
 """CAUSE-FS: causally-aware unsupervised feature selection, baselines (Laplacian score, all
 features, SOGFS), the paper's evaluation protocol and feature-selection data loaders."""
 
-from framework import hookimpl
+from macrocause.framework import hookimpl
 
 
 @hookimpl

@@ -301,7 +301,7 @@ def iterate(st: State, *, max_iter: int, tol: float, max_groups: int, progress: 
     iteration."""
     from threadpoolctl import threadpool_limits
 
-    from framework.progress import progress as bar
+    from macrocause.framework.progress import progress as bar
 
     trace: list[float] = []
     # One BLAS thread: the products here are small (n x h, d_m x h) and thread start-up and

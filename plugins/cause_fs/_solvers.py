@@ -12,10 +12,10 @@ EPS_L21 = 1e-10  # the epsilon of D_ii = 1 / (2 sqrt(||W_i||^2 + eps)); also in 
 
 
 def memory_estimate(need: float, what: str, memory_gb: float | None):
-    """The :class:`~framework.memory.MemoryEstimate` of CAUSE-FS and SOGFS: *need* bytes of the
+    """The :class:`~macrocause.framework.memory.MemoryEstimate` of CAUSE-FS and SOGFS: *need* bytes of the
     parts that grow faster than linearly (named by *what*), against *memory_gb* when it is set
     (else the framework's budget); the role's verb refuses before anything is allocated."""
-    from framework.memory import MemoryEstimate
+    from macrocause.framework.memory import MemoryEstimate
 
     return MemoryEstimate(need, what, "pre-select fewer features (e.g. the most variable) or raise memory_gb",
                           None if memory_gb is None else memory_gb * 2**30)

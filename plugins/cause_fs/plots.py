@@ -6,7 +6,7 @@ from pathlib import Path
 
 import numpy as np
 
-from framework.plotting import finish, plot_selection, pyplot
+from macrocause.framework.plotting import finish, plot_selection, pyplot
 
 
 def plot_selected_pixels(selected, shape, path, image=None, title: str | None = None) -> Path:

@@ -7,9 +7,9 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import Field
 
-from framework import Dataset, Evaluation, Evaluator, Metric, Params, Partition
-from framework.errors import DataValidationError
-from framework.roles import Example
+from macrocause.framework import Dataset, Evaluation, Evaluator, Metric, Params, Partition
+from macrocause.framework.errors import DataValidationError
+from macrocause.framework.roles import Example
 
 
 def clustering_acc(y: np.ndarray, p: np.ndarray) -> float:

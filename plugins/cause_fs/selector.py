@@ -7,8 +7,8 @@ from typing import Literal
 import numpy as np
 from pydantic import Field
 
-from framework import Dataset, Params, Partition, Partitioner
-from framework.errors import DataValidationError
+from macrocause.framework import Dataset, Params, Partition, Partitioner
+from macrocause.framework.errors import DataValidationError
 
 PAPER = "Shen, Huang, Ma, Li. Causally-Aware Unsupervised Feature Selection Learning (CAUSE-FS), 2024"
 

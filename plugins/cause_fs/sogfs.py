@@ -7,8 +7,8 @@ from typing import Literal
 import numpy as np
 from pydantic import Field
 
-from framework import Dataset, Params, Partition, Partitioner
-from framework.errors import DataValidationError
+from macrocause.framework import Dataset, Params, Partition, Partitioner
+from macrocause.framework.errors import DataValidationError
 
 
 class SOGFSParams(Params):
@@ -65,7 +65,7 @@ class SOGFS(Partitioner):
 
     @classmethod
     def example(cls):
-        from framework.roles import Example
+        from macrocause.framework.roles import Example
 
         rng = np.random.default_rng(0)
         y = np.repeat([0, 1], 15)

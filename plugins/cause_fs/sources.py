@@ -10,10 +10,10 @@ from pathlib import Path
 import numpy as np
 from pydantic import Field
 
-from framework import Dataset, DataSource, Params, Partition
-from framework.errors import DataValidationError
-from framework.paths import find_data_path
-from framework.roles import Example
+from macrocause.framework import Dataset, DataSource, Params, Partition
+from macrocause.framework.errors import DataValidationError
+from macrocause.framework.paths import find_data_path
+from macrocause.framework.roles import Example
 
 
 class MatFileParams(Params):
@@ -80,7 +80,7 @@ class MatFile(DataSource):
     def _load(self) -> Dataset:
         from scipy.io import loadmat
 
-        f = find_data_path(self.params.path, "mat")  # the rule of framework.paths
+        f = find_data_path(self.params.path, "mat")  # the rule of macrocause.framework.paths
         m = loadmat(f)
         for xk, yk in (("X", "Y"), ("fea", "gnd")):
             if xk in m and yk in m:

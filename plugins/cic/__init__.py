@@ -1,6 +1,6 @@
 """CIC: the Clustering Information Criterion and the greedy cluster-DAG search (Niu, Li, Li, IJCAI 2022)."""
 
-from framework import hookimpl
+from macrocause.framework import hookimpl
 
 
 @hookimpl

@@ -1,15 +1,15 @@
 """Hill climbing over cluster DAGs (Algorithm 2 run to a local optimum) and the restarts of Algorithm 1.
 
 A state is a list of clusters (sorted tuples of variable indices) and a boolean
-adjacency matrix between them; the edge climb itself is :func:`framework.dag_climb.climb_edges`.
+adjacency matrix between them; the edge climb itself is :func:`macrocause.framework.dag_climb.climb_edges`.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from framework.dag_climb import TOL, Idx, climb_edges, is_acyclic, total_score
-from framework.numeric import compact_labels
+from macrocause.framework.dag_climb import TOL, Idx, climb_edges, is_acyclic, total_score
+from macrocause.framework.numeric import compact_labels
 
 
 def _without(clusters: list[Idx], adj: np.ndarray, drop: int) -> tuple[list[Idx], np.ndarray]:

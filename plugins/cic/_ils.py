@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from framework.dag_climb import bool_product, closure, is_acyclic
+from macrocause.framework.dag_climb import bool_product, closure, is_acyclic
 
 from ._climb import sample_clustering, sample_edges
 

@@ -1,5 +1,5 @@
 """Numba kernels of the CIC plugin: log Stirling numbers, block sums, kNN counts, pairwise MI (the plug-in
-entropy kernels are shared, in :mod:`framework.numeric_kernels`)."""
+entropy kernels are shared, in :mod:`macrocause.framework.numeric_kernels`)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from functools import lru_cache
 import numpy as np
 from numba import njit
 
-from framework.numeric_kernels import joint_entropy
+from macrocause.framework.numeric_kernels import joint_entropy
 
 
 @njit(cache=True)

@@ -16,7 +16,7 @@ import numpy as np
 from scipy.spatial import cKDTree
 from scipy.special import digamma
 
-from framework.execution import thread_budget
+from macrocause.framework.execution import thread_budget
 
 
 def _kth_distance(joint: np.ndarray, k: int) -> np.ndarray:
@@ -25,7 +25,7 @@ def _kth_distance(joint: np.ndarray, k: int) -> np.ndarray:
     The points are first put in the order of a k-d tree's leaves and searched in that order, so
     that a query and the points it visits sit close in memory (about 10 % less CPU at 6-11
     columns and 7,466 points than searching in row order); the distances are the same floats,
-    however many threads (:func:`framework.execution.thread_budget`) search.
+    however many threads (:func:`macrocause.framework.execution.thread_budget`) search.
     Sliding-midpoint trees (``balanced_tree=False``) build faster and search as fast here.
     """
     order = cKDTree(joint, balanced_tree=False).indices

@@ -1,5 +1,5 @@
 """The score engine of the ``cic`` scorer: cached, index-based local scores (the engine protocol is
-described in :mod:`framework.score_engine`).
+described in :mod:`macrocause.framework.score_engine`).
 
 An engine works on variable indices. ``local(C, P)`` is the score of cluster C
 (a sorted tuple of indices) given the union P of its parent clusters' variables;
@@ -15,7 +15,7 @@ import math
 
 import numpy as np
 
-from framework.entropy import DiscreteEntropies, g_test
+from macrocause.framework.entropy import DiscreteEntropies, g_test
 
 Idx = tuple[int, ...]
 

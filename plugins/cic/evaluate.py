@@ -6,9 +6,9 @@ from typing import Any
 
 from pydantic import Field
 
-from framework import CausalGraph, Dataset, Evaluation, Evaluator, Metric, Params
-from framework.errors import DataValidationError
-from framework.roles import Example
+from macrocause.framework import CausalGraph, Dataset, Evaluation, Evaluator, Metric, Params
+from macrocause.framework.errors import DataValidationError
+from macrocause.framework.roles import Example
 
 from .scorers import PAPER
 
@@ -120,7 +120,7 @@ class ScoreGap(Evaluator):
         return Example({}, ds, result=result, truth=ds.truth["graph"])
 
     def _evaluate(self, data: Dataset, result: CausalGraph, truth) -> Evaluation:
-        from framework import registry
+        from macrocause.framework import registry
 
         truth = _graph(truth, self.name)
         scorer = registry.create(self.params.scorer, **self.params.scorer_params)

@@ -9,9 +9,9 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import Field
 
-from framework import CausalGraph, Dataset, Params, Partition, Scorer, Searcher
-from framework.errors import DataValidationError
-from framework.score_engine import engine_for
+from macrocause.framework import CausalGraph, Dataset, Params, Partition, Scorer, Searcher
+from macrocause.framework.errors import DataValidationError
+from macrocause.framework.score_engine import engine_for
 
 from .scorers import PAPER
 from .search import to_graph

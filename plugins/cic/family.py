@@ -44,7 +44,7 @@ import math
 
 import numpy as np
 
-from framework.entropy import DiscreteEntropies, g_test, partial_correlation_pvalue
+from macrocause.framework.entropy import DiscreteEntropies, g_test, partial_correlation_pvalue
 
 from .engine import rank_transform
 

@@ -6,9 +6,9 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
-from framework import CausalGraph, Dataset, Params
-from framework.errors import DataValidationError
-from framework.score_engine import EngineScorer
+from macrocause.framework import CausalGraph, Dataset, Params
+from macrocause.framework.errors import DataValidationError
+from macrocause.framework.score_engine import EngineScorer
 
 PAPER = "Niu, Li, Li. Learning Cluster Causal Diagrams: An Information-Theoretic Approach. IJCAI 2022"
 

@@ -7,11 +7,11 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import Field, model_validator
 
-from framework import CausalGraph, Dataset, Params, Partition, Scorer, Searcher
-from framework.errors import DataValidationError
-from framework.memory import MemoryEstimate
-from framework.roles import Example
-from framework.score_engine import engine_for
+from macrocause.framework import CausalGraph, Dataset, Params, Partition, Scorer, Searcher
+from macrocause.framework.errors import DataValidationError
+from macrocause.framework.memory import MemoryEstimate
+from macrocause.framework.roles import Example
+from macrocause.framework.score_engine import engine_for
 
 from .scorers import PAPER
 
@@ -108,7 +108,7 @@ class CICGreedy(Searcher):
     issue 28 were ``strategy="restarts", restarts=500, min_clusters=2, max_clusters=3,
     relation_start=False`` with ``cic(fit_factor="N")``.
 
-    Starts run through ``framework.execution.parallel_map``; each start's seed is spawned from ``seed``,
+    Starts run through ``macrocause.framework.execution.parallel_map``; each start's seed is spawned from ``seed``,
     so the result does not depend on ``n_jobs`` or the executor.
 
     References
@@ -193,7 +193,7 @@ class CICGreedy(Searcher):
     def run(self, data: Dataset, scorer: Scorer, init: Partition | CausalGraph | None = None) -> dict[str, Any]:
         """The search with its trace: ``graph``, ``score`` (before the v-structure step),
         ``restart_scores`` (best score of each restart, in order) and ``best_restart``."""
-        from framework.execution import parallel_map
+        from macrocause.framework.execution import parallel_map
 
         from ._climb import orient_vstructures
         from ._ils import run_chunk

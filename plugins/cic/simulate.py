@@ -14,7 +14,7 @@ from typing import Literal
 import numpy as np
 from pydantic import Field
 
-from framework import CausalGraph, Dataset, DataSource, Params
+from macrocause.framework import CausalGraph, Dataset, DataSource, Params
 
 from .scorers import PAPER
 

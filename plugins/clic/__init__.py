@@ -1,7 +1,7 @@
 """CLIC: kernel tensor rank, clustering with an independence criterion, finite confounders;
 npEM baseline; matched MMD; the paper's simulators and the WDBC data."""
 
-from framework import hookimpl
+from macrocause.framework import hookimpl
 
 
 @hookimpl

@@ -25,7 +25,7 @@ import math
 import numpy as np
 from numba import njit
 
-from framework.numeric_kernels import log_gamma_q
+from macrocause.framework.numeric_kernels import log_gamma_q
 
 N_SCAL = 8
 _EPS = 1e-15

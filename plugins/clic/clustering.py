@@ -7,8 +7,8 @@ from typing import Annotated, Literal
 import numpy as np
 from pydantic import Field
 
-from framework import Dataset, Params, Partition, Partitioner
-from framework.errors import DataValidationError
+from macrocause.framework import Dataset, Params, Partition, Partitioner
+from macrocause.framework.errors import DataValidationError
 
 PAPER = "Sgouritsa, Janzing, Peters, Schoelkopf, UAI 2013"
 UNABLE = "unable to find appropriate clusters"
@@ -127,7 +127,7 @@ class CLIC(Partitioner):
 
     @classmethod
     def example(cls):
-        from framework.roles import Example
+        from macrocause.framework.roles import Example
 
         from .simulate import product_mixture
 
@@ -149,7 +149,7 @@ class CLIC(Partitioner):
             )
 
     def _partition(self, data: Dataset) -> Partition:
-        from framework.progress import progress
+        from macrocause.framework.progress import progress
 
         from . import _kernels as K
         from .hsic import cluster_bandwidths
@@ -248,8 +248,8 @@ class CLIC(Partitioner):
         labels = (rng.permutation(X.shape[0]) % m).astype(np.int64)
         if p.init == "random" or m == 1:
             return labels, {}
-        from framework import registry
-        from framework.numeric import compact_labels
+        from macrocause.framework import registry
+        from macrocause.framework.numeric import compact_labels
 
         def start(name):
             if name == "kmeans":

@@ -10,9 +10,9 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import Field
 
-from framework import Dataset, Evaluation, Evaluator, Metric, Params, Partition
-from framework.errors import DataValidationError
-from framework.memory import MemoryEstimate, budget_bytes
+from macrocause.framework import Dataset, Evaluation, Evaluator, Metric, Params, Partition
+from macrocause.framework.errors import DataValidationError
+from macrocause.framework.memory import MemoryEstimate, budget_bytes
 
 PAPER = "Sgouritsa, Janzing, Peters, Schoelkopf, UAI 2013"
 _STATS: dict[tuple, tuple[int, float, float, bool]] = {}  # KernelRank._statistics, by data and parameters
@@ -81,7 +81,7 @@ class KernelRank(Evaluator):
 
     @classmethod
     def example(cls):
-        from framework.roles import Example
+        from macrocause.framework.roles import Example
 
         from .simulate import product_mixture
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from framework.progress import progress
+from macrocause.framework.progress import progress
 
 
 def neighbour_bandwidths(X: np.ndarray, n_neighbors: int = 10) -> np.ndarray:

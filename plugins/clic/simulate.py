@@ -7,8 +7,8 @@ from typing import Literal
 import numpy as np
 from pydantic import Field
 
-from framework import Dataset, DataSource, Params, Partition
-from framework.errors import DataValidationError
+from macrocause.framework import Dataset, DataSource, Params, Partition
+from macrocause.framework.errors import DataValidationError
 
 PAPER = "Sgouritsa, Janzing, Peters, Schoelkopf, UAI 2013"
 

@@ -1,7 +1,7 @@
 """Built-in data sources: the Sachs data, the bnlearn networks, a linear-Gaussian and a discrete-BN simulator,
 a CSV loader."""
 
-from framework import hookimpl
+from macrocause.framework import hookimpl
 
 
 @hookimpl

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from framework.errors import DataValidationError
+from macrocause.framework.errors import DataValidationError
 
 _VARIABLE = re.compile(r"variable\s+(\S+)\s*\{\s*type\s+discrete\s*\[\s*(\d+)\s*\]\s*\{([^}]*)\}", re.S)
 _PROBABILITY = re.compile(r"probability\s*\(\s*([^|)]+?)\s*(?:\|\s*([^)]*?))?\s*\)\s*\{([^}]*)\}", re.S)

@@ -7,9 +7,9 @@ from pathlib import Path
 import numpy as np
 from pydantic import Field, field_validator
 
-from framework import Dataset, DataSource, Params
-from framework.csv_data import load_csv
-from framework.roles import Example
+from macrocause.framework import Dataset, DataSource, Params
+from macrocause.framework.csv_data import load_csv
+from macrocause.framework.roles import Example
 
 
 class CSVParams(Params):
@@ -47,7 +47,7 @@ class CSVSource(DataSource):
     ``noise=""``. Every error names the file, the column and the data row.
 
     A relative ``path`` is looked for in the YAML file's folder (in a YAML run), then in the
-    working directory, then in the folder ``MACROCAUSE_DATA`` names (:mod:`framework.paths`).
+    working directory, then in the folder ``MACROCAUSE_DATA`` names (:mod:`macrocause.framework.paths`).
     """
 
     name = "csv"

@@ -7,7 +7,7 @@ from typing import Literal
 import numpy as np
 from pydantic import Field
 
-from framework import CausalGraph, Dataset, DataSource, Params
+from macrocause.framework import CausalGraph, Dataset, DataSource, Params
 
 from .bif import DiscreteNetwork, GaussianNetwork, read_network, topological_order
 
@@ -81,7 +81,7 @@ class BNLearn(DataSource):
     paper = "Scutari, J. Stat. Softw. 2010 (bnlearn repository)"
 
     def _load(self) -> Dataset:
-        from plugins.baselines.search import cpdag
+        from macrocause.plugins.baselines.search import cpdag
 
         p = self.params
         net = read_network(p.network)

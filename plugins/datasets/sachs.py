@@ -9,7 +9,7 @@ from typing import Literal
 import numpy as np
 from pydantic import Field
 
-from framework import CausalGraph, Dataset, DataSource, Params, Partition
+from macrocause.framework import CausalGraph, Dataset, DataSource, Params, Partition
 
 DATA_DIR = Path(__file__).resolve().parent / "data" / "sachs"
 GROUND_TRUTHS = ("consensus20", "bnlearn17", "cdt18")

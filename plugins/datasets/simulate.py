@@ -7,7 +7,7 @@ from typing import Literal
 import numpy as np
 from pydantic import Field
 
-from framework import CausalGraph, Dataset, DataSource, Params
+from macrocause.framework import CausalGraph, Dataset, DataSource, Params
 
 
 def random_dag(n_variables: int, edge_prob: float, rng: np.random.Generator, max_parents: int | None = None):

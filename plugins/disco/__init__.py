@@ -1,7 +1,7 @@
 """DISCO: exact density-based internal score with noise, the DBCV baseline, and
 automatic parameters for density partitioners chosen by DISCO, and density benchmark data."""
 
-from framework import hookimpl
+from macrocause.framework import hookimpl
 
 
 @hookimpl

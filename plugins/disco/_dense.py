@@ -75,7 +75,7 @@ DENSE_BYTES_PER_N2 = 24  # measured peak: 2.4 GB at n = 10,000, 8.9 GB at 20,000
 
 def dense_disco_samples(X: np.ndarray, labels: np.ndarray, min_points: int = 5) -> np.ndarray:
     """Per-point DISCO values from n x n matrices (same definitions and special cases as
-    :func:`plugins.disco._disco.disco_samples`)."""
+    :func:`macrocause.plugins.disco._disco.disco_samples`)."""
     from sklearn.metrics import pairwise_distances, silhouette_samples
 
     X = np.asarray(X, dtype=np.float64)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from framework.errors import DataValidationError
+from macrocause.framework.errors import DataValidationError
 
 __all__ = ["BACKENDS", "choose_backend", "core_distances", "mutual_reachability_mst", "dendrogram", "disco_samples",
            "encode_labels", "prepare"]
@@ -18,7 +18,7 @@ BACKENDS = ("auto", "tree", "blocked", "dense")
 
 def encode_labels(labels: np.ndarray) -> tuple[np.ndarray, int]:
     """Cluster labels as codes ``0..k-1`` (sorted ids), noise ``-1``; returns (codes, k)."""
-    from framework.numeric import compact_labels
+    from macrocause.framework.numeric import compact_labels
 
     codes = compact_labels(np.asarray(labels, dtype=np.int64), order="sorted")
     return codes, int(codes.max()) + 1 if codes.size else 0
@@ -29,7 +29,7 @@ def core_distances(X: np.ndarray, min_points: int) -> tuple[np.ndarray, np.ndarr
     indices of those neighbours (shape (n, min_points))."""
     from scipy.spatial import cKDTree
 
-    from framework.execution import thread_budget
+    from macrocause.framework.execution import thread_budget
     n = X.shape[0]
     if n < min_points:
         raise DataValidationError(

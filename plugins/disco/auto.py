@@ -8,9 +8,9 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import Field
 
-from framework import Dataset, Params, Partition, Partitioner
-from framework.errors import ConfigError, DataValidationError
-from framework.progress import progress
+from macrocause.framework import Dataset, Params, Partition, Partitioner
+from macrocause.framework.errors import ConfigError, DataValidationError
+from macrocause.framework.progress import progress
 
 EPS_QUANTILES = (0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.98, 0.995)
 MIN_CLUSTER_SIZES = (5, 10, 15, 25, 40, 60, 100)
@@ -94,7 +94,7 @@ class DiscoAuto(Partitioner):
             )
 
     def _inner_class(self):
-        from framework import registry
+        from macrocause.framework import registry
 
         cls = registry.get(self.params.partitioner)
         if not issubclass(cls, Partitioner) or cls.axis != "samples":
@@ -128,7 +128,7 @@ class DiscoAuto(Partitioner):
         ]
 
     def _partition(self, data: Dataset) -> Partition:
-        from framework.errors import ConfigError as CfgErr
+        from macrocause.framework.errors import ConfigError as CfgErr
 
         from ._disco import disco_samples, prepare
 
@@ -210,7 +210,7 @@ def _default_grid(cls, data: Dataset, fixed: dict[str, Any]) -> dict[str, list[A
 def k_distance_eps(X: np.ndarray, k: int, quantiles=EPS_QUANTILES) -> list[float]:
     """Distinct eps candidates: quantiles of each point's distance to its k-th nearest point
     (itself counted), the usual k-distance heuristic for DBSCAN."""
-    from framework.numeric import k_distance
+    from macrocause.framework.numeric import k_distance
 
     kd = k_distance(X, k)
     vals = np.unique(np.round(np.quantile(kd, quantiles), 12))

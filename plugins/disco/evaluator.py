@@ -7,9 +7,9 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import Field
 
-from framework import Dataset, Evaluation, Evaluator, Metric, Params, Partition
-from framework.errors import DataValidationError
-from framework.memory import MemoryEstimate
+from macrocause.framework import Dataset, Evaluation, Evaluator, Metric, Params, Partition
+from macrocause.framework.errors import DataValidationError
+from macrocause.framework.memory import MemoryEstimate
 
 
 class DiscoParams(Params):

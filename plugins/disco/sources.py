@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 from pydantic import Field
 
-from framework import Dataset, DataSource, Params, Partition
+from macrocause.framework import Dataset, DataSource, Params, Partition
 
 
 class DensityBlobsParams(Params):

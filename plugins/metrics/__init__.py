@@ -1,6 +1,6 @@
 """Metrics as evaluators: NMI, ARI, clustering accuracy, silhouette, SHD, edge F1 and cluster ARI."""
 
-from framework import hookimpl
+from macrocause.framework import hookimpl
 
 
 @hookimpl

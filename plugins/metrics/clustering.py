@@ -7,8 +7,8 @@ from typing import Literal
 import numpy as np
 from pydantic import Field
 
-from framework import Dataset, Evaluation, Evaluator, Metric, Params, Partition
-from framework.errors import DataValidationError
+from macrocause.framework import Dataset, Evaluation, Evaluator, Metric, Params, Partition
+from macrocause.framework.errors import DataValidationError
 
 Noise = Literal["cluster", "singletons", "exclude"]
 

@@ -22,8 +22,8 @@ from typing import Literal
 
 from pydantic import Field
 
-from framework import CausalGraph, Dataset, Evaluation, Evaluator, Metric, Params
-from framework.errors import DataValidationError
+from macrocause.framework import CausalGraph, Dataset, Evaluation, Evaluator, Metric, Params
+from macrocause.framework.errors import DataValidationError
 
 Mark = tuple  # (a, b) for a -> b, ("-",) undirected, ("<->",) bidirected, ("o->", a, b) a o-> b, ("o-o",)
 

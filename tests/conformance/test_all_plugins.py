@@ -1,7 +1,7 @@
 """Every registered plugin passes the conformance checks on its example."""
 
-from framework import registry
-from framework.testing.checks import parametrize_with_checks
+from macrocause.framework import registry
+from macrocause.framework.testing.checks import parametrize_with_checks
 
 PLUGINS = [registry.get(n) for n in registry.names() + registry.names("data")]
 

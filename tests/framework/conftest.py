@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 import toy_plugins
 
-from framework.compare import Grid
+from macrocause.framework.compare import Grid
 
 HERE = Path(__file__).resolve().parent
 

@@ -2,8 +2,8 @@
 
 import pytest
 
-from framework.atomic import MARKER, atomic_folder
-from framework.errors import PipelineError
+from macrocause.framework.atomic import MARKER, atomic_folder
+from macrocause.framework.errors import PipelineError
 
 
 def test_the_new_folder_replaces_the_old_one_only_when_complete(tmp_path):

@@ -5,7 +5,7 @@ import pytest
 import toy_plugins
 from click.testing import CliRunner
 
-from framework.cli import main
+from macrocause.framework.cli import main
 
 
 @pytest.fixture

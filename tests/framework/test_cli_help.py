@@ -9,8 +9,8 @@ import pytest
 import toy_plugins
 from click.testing import CliRunner
 
-from framework import progress
-from framework.cli import main
+from macrocause.framework import progress
+from macrocause.framework.cli import main
 
 REPO = Path(__file__).resolve().parents[2]
 COMMANDS = sorted(main.commands)
@@ -76,7 +76,7 @@ def test_the_cli_outputs_are_git_ignored():
     """The default store and `report --out report/` stay out of `git status`."""
     import subprocess
 
-    from framework.store import DEFAULT_STORE
+    from macrocause.framework.store import DEFAULT_STORE
 
     if not (REPO / ".git").exists() or shutil.which("git") is None:
         pytest.skip("not a git checkout")

@@ -8,10 +8,10 @@ import time
 
 import pytest
 
-from framework.compare import Grid, compare
-from framework.errors import PipelineError
-from framework.report import build_report
-from framework.store import ResultStore
+from macrocause.framework.compare import Grid, compare
+from macrocause.framework.errors import PipelineError
+from macrocause.framework.report import build_report
+from macrocause.framework.store import ResultStore
 
 
 def report_table(rows):
@@ -94,7 +94,7 @@ def test_timeout_is_recorded(toys, tmp_path):
 def test_sigkill_loses_nothing_and_rerun_completes(toys, tmp_path):
     path = _grid(tmp_path, seeds=10, source_sleep=0.15)
     db = tmp_path / "kill.db"
-    cmd = [sys.executable, "-m", "framework.cli", "compare", str(path), "--store", str(db)]
+    cmd = [sys.executable, "-m", "macrocause.framework.cli", "compare", str(path), "--store", str(db)]
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.time() + 60
     stored = 0
@@ -125,7 +125,7 @@ def test_sigkill_loses_nothing_and_rerun_completes(toys, tmp_path):
 
 
 def test_bad_grids(toys, tmp_path):
-    from framework import PipelineError
+    from macrocause.framework import PipelineError
 
     (tmp_path / "g.yaml").write_text("data: []\npipelines: [x.yaml]\n")
     with pytest.raises(PipelineError, match="grid: data: List should have at least 1 item"):
@@ -146,7 +146,7 @@ def test_bad_grids(toys, tmp_path):
      "Invalid grid: pipelines: entries 1 and 2 are the same ('toy.yaml'); list each once."),
 ])
 def test_repeated_grid_entries_are_rejected(toys, tmp_path, text, message):
-    from framework import PipelineError
+    from macrocause.framework import PipelineError
 
     (tmp_path / "g.yaml").write_text(text)
     with pytest.raises(PipelineError) as err:
@@ -155,7 +155,7 @@ def test_repeated_grid_entries_are_rejected(toys, tmp_path, text, message):
 
 
 def test_two_pipelines_giving_the_same_run_are_rejected(toys, tmp_path):
-    from framework import PipelineError
+    from macrocause.framework import PipelineError
 
     _grid(tmp_path)
     (tmp_path / "copy.yaml").write_text((tmp_path / "toy.yaml").read_text())
@@ -181,7 +181,7 @@ def test_retry_failed_recomputes_only_failed_and_timed_out_runs(toys, tmp_path):
 def test_three_processes_on_one_grid_compute_each_run_once(toys, tmp_path):
     path = _grid(tmp_path, seeds=6, source_sleep=0.1)
     db = tmp_path / "three.db"
-    cmd = [sys.executable, "-m", "framework.cli", "compare", str(path), "--store", str(db)]
+    cmd = [sys.executable, "-m", "macrocause.framework.cli", "compare", str(path), "--store", str(db)]
     procs = [subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(3)]
     outs = [p.communicate(timeout=120) for p in procs]
     assert all(p.returncode == 0 for p in procs), [o[1] for o in outs]
@@ -194,7 +194,7 @@ def test_three_processes_on_one_grid_compute_each_run_once(toys, tmp_path):
 
 
 def test_a_worker_that_dies_fails_its_run_only(toys, tmp_path):
-    from framework import Partitioner, hookimpl
+    from macrocause.framework import Partitioner, hookimpl
 
     class Crash(Partitioner):
         """Kills its own process on the small data set."""
@@ -226,8 +226,8 @@ def test_a_worker_that_dies_fails_its_run_only(toys, tmp_path):
 def test_report_out_is_replaced_atomically(toys, tmp_path, monkeypatch):
     from click.testing import CliRunner
 
-    import framework.report as fr
-    from framework.cli import main
+    import macrocause.framework.report as fr
+    from macrocause.framework.cli import main
 
     grid, base = Grid.from_yaml(_grid(tmp_path, seeds=1))
     db = tmp_path / "a.db"
@@ -289,7 +289,7 @@ def test_dask_scheduler_and_two_workers_survive_a_killed_worker(toys, tmp_path):
         with Client(address, timeout=30) as client:
             client.wait_for_workers(2, timeout=30)
         db = tmp_path / "dask.db"
-        cmd = [sys.executable, "-m", "framework.cli", "compare", str(path), "--store", str(db),
+        cmd = [sys.executable, "-m", "macrocause.framework.cli", "compare", str(path), "--store", str(db),
                "--executor", "dask", "--address", address]
         run = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         procs.append(run)
@@ -319,7 +319,7 @@ def test_dask_scheduler_and_two_workers_survive_a_killed_worker(toys, tmp_path):
 
 def test_a_local_dask_cluster_start_is_announced(monkeypatch, capsys):
     distributed = pytest.importorskip("distributed")
-    from framework.execution import dask_client
+    from macrocause.framework.execution import dask_client
 
     seen = {}
     monkeypatch.setattr(distributed, "LocalCluster", lambda **kw: seen.update(kw) or "cluster")
@@ -357,7 +357,7 @@ def test_a_changed_default_makes_stored_runs_stale(toys, tmp_path, monkeypatch):
 def test_report_of_a_grid_file_leaves_out_runs_it_no_longer_names(toys, tmp_path):
     from click.testing import CliRunner
 
-    from framework.cli import main
+    from macrocause.framework.cli import main
 
     path = _grid(tmp_path, seeds=1)
     grid, base = Grid.from_yaml(path)

@@ -12,7 +12,7 @@ PLUGIN = '''
 import numpy as np
 from numba import njit
 
-from framework import Partition, Partitioner, hookimpl
+from macrocause.framework import Partition, Partitioner, hookimpl
 
 
 @njit(cache=True)
@@ -48,7 +48,7 @@ steps:
 def _run(tmp_path, cache):
     env = {**os.environ, "NUMBA_CACHE_DIR": str(cache), "MACROCAUSE_PLUGINS": "jit_notice_plugin",
            "PYTHONPATH": os.pathsep.join([str(tmp_path), str(REPO)]), "MACROCAUSE_QUIET": "0"}
-    return subprocess.run([sys.executable, "-m", "framework.cli", "run", str(tmp_path / "p.yaml"), "--no-store"],
+    return subprocess.run([sys.executable, "-m", "macrocause.framework.cli", "run", str(tmp_path / "p.yaml"), "--no-store"],
                           env=env, cwd=tmp_path, capture_output=True, text=True, timeout=300)
 
 

@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from framework import Dataset, DataValidationError
+from macrocause.framework import Dataset, DataValidationError
 
 
 def test_defaults_and_inference():

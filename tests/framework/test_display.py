@@ -6,8 +6,8 @@ from html.parser import HTMLParser
 import numpy as np
 import pytest
 
-from framework import CausalGraph, Dataset, Partition
-from framework.roles import Evaluation
+from macrocause.framework import CausalGraph, Dataset, Partition
+from macrocause.framework.roles import Evaluation
 
 VOID = {"img", "br", "hr", "meta", "input", "col"}
 

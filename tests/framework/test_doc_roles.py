@@ -1,6 +1,9 @@
 """The API reference turns Sphinx roles into cross-references (docs/griffe_roles.py, issue 12.7)."""
 
+import atexit
 import importlib.util
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -20,7 +23,7 @@ def roles():
 @pytest.fixture(scope="module")
 def framework(roles):
     ext = griffe.load_extensions(roles.SphinxRoles())
-    return griffe.load("framework", search_paths=[str(REPO)], extensions=ext, resolve_aliases=False)
+    return griffe.load("macrocause.framework", search_paths=[_import_name_path()], extensions=ext, resolve_aliases=False)
 
 
 def _docstrings(obj):
@@ -43,20 +46,28 @@ def test_roles_resolve_through_the_scope_of_the_object(framework):
     text = graph.docstring.value + "".join(m.docstring.value for m in graph.members.values()
                                            if not m.is_alias and m.docstring)
     # :meth:`from_causallearn` in a method of CausalGraph resolves to a member of the class
-    assert '<autoref identifier="framework.graph.CausalGraph.from_causallearn" optional>' in text
+    assert '<autoref identifier="macrocause.framework.graph.CausalGraph.from_causallearn" optional>' in text
 
 
 @pytest.mark.parametrize(
     "text, expected",
     [
-        (":class:`Dataset`", '<autoref identifier="framework.data.Dataset" optional><code>Dataset</code></autoref>'),
-        (":meth:`~framework.roles.Plugin.example`",
-         '<autoref identifier="framework.roles.Plugin.example" optional><code>example</code></autoref>'),
+        (":class:`Dataset`", '<autoref identifier="macrocause.framework.data.Dataset" optional><code>Dataset</code></autoref>'),
+        (":meth:`~macrocause.framework.roles.Plugin.example`",
+         '<autoref identifier="macrocause.framework.roles.Plugin.example" optional><code>example</code></autoref>'),
         (":meth:`Dataset.select`",
-         '<autoref identifier="framework.data.Dataset.select" optional><code>Dataset.select</code></autoref>'),
+         '<autoref identifier="macrocause.framework.data.Dataset.select" optional><code>Dataset.select</code></autoref>'),
         (":class:`ValueError`", '<autoref identifier="ValueError" optional><code>ValueError</code></autoref>'),
         ("no role, `code` and a: colon", "no role, `code` and a: colon"),
     ],
 )
 def test_convert(framework, roles, text, expected):
     assert roles.convert(framework["roles"]["Plugin"], text) == expected
+
+
+def _import_name_path() -> str:
+    """A folder holding a link named macrocause to the repository root (the package's import name)."""
+    tmp = Path(tempfile.mkdtemp(prefix="macrocause-griffe-"))
+    (tmp / "macrocause").symlink_to(REPO, target_is_directory=True)
+    atexit.register(shutil.rmtree, tmp, ignore_errors=True)
+    return str(tmp)

@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from framework import Dataset, Pipeline, registry
-from framework.cli import main
-from framework.errors import DataValidationError, PipelineError
+from macrocause.framework import Dataset, Pipeline, registry
+from macrocause.framework.cli import main
+from macrocause.framework.errors import DataValidationError, PipelineError
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 

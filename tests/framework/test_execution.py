@@ -11,9 +11,15 @@ import time
 import numpy as np
 import pytest
 
-from framework.errors import ConfigError
-from framework.execution import WorkerLost, cores, iter_unordered, n_workers, parallel_map
-from framework.measure import measure, rss_mb
+from macrocause.framework.errors import ConfigError
+from macrocause.framework.execution import (
+    WorkerLost,
+    cores,
+    iter_unordered,
+    n_workers,
+    parallel_map,
+)
+from macrocause.framework.measure import measure, rss_mb
 
 
 def square_or_die(x):
@@ -73,7 +79,7 @@ def test_worker_threads_never_oversubscribe_the_cores():
 def test_workers_die_with_their_parent(tmp_path):
     script = textwrap.dedent(f"""
         import os, time
-        from framework.execution import parallel_map
+        from macrocause.framework.execution import parallel_map
 
         def hold(i):
             open(os.path.join({str(tmp_path)!r}, f"w{{i}}"), "w").write(str(os.getpid()))
@@ -144,8 +150,8 @@ def test_a_task_that_kills_its_dask_workers_is_failed_and_the_rest_runs(monkeypa
 def test_k_nearest_searches_give_the_brute_force_answer_under_any_thread_budget(monkeypatch, threads):
     """DISCO's core distances and the k-distance read the budget (``OMP_NUM_THREADS``) for their
     k-d tree searches; the distances do not depend on it."""
-    from framework.numeric import k_distance
-    from plugins.disco._disco import core_distances
+    from macrocause.framework.numeric import k_distance
+    from macrocause.plugins.disco._disco import core_distances
 
     monkeypatch.setenv("OMP_NUM_THREADS", threads)
     X = np.random.default_rng(3).standard_normal((200, 3))

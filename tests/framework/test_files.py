@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from framework import Dataset, registry
-from framework.errors import DataValidationError
+from macrocause.framework import Dataset, registry
+from macrocause.framework.errors import DataValidationError
 
 
 @pytest.fixture
@@ -81,7 +81,7 @@ def test_bad_csv_error_stays_out_of_the_store(tmp_path):
 
     from click.testing import CliRunner
 
-    from framework.cli import main
+    from macrocause.framework.cli import main
 
     (tmp_path / "bad.csv").write_text(f"a,b\n1,2\n3,{SECRET}\n4,5\n")
     (tmp_path / "p.yaml").write_text(

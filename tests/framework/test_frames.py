@@ -5,8 +5,8 @@ import math
 
 import pytest
 
-from framework.compare import compare
-from framework.store import ResultStore
+from macrocause.framework.compare import compare
+from macrocause.framework.store import ResultStore
 
 pd = pytest.importorskip("pandas")
 

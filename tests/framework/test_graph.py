@@ -4,7 +4,7 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from framework import CausalGraph, DataValidationError
+from macrocause.framework import CausalGraph, DataValidationError
 
 
 def test_cycle_and_structure_errors():

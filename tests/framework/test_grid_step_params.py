@@ -2,10 +2,10 @@
 
 import pytest
 
-from framework import PipelineError
-from framework.compare import Grid, compare
-from framework.report import build_report
-from framework.store import ResultStore
+from macrocause.framework import PipelineError
+from macrocause.framework.compare import Grid, compare
+from macrocause.framework.report import build_report
+from macrocause.framework.store import ResultStore
 
 TOY = """
 name: toy

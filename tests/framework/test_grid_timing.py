@@ -10,17 +10,17 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from framework.cli import main
-from framework.compare import Grid, compare
-from framework.errors import MacrocauseError, PipelineError, PluginError
-from framework.report import build_report
-from framework.report.analyses import growth, growth_exponent, ratios
-from framework.report.frame import tidy
-from framework.store import ResultStore
+from macrocause.framework.cli import main
+from macrocause.framework.compare import Grid, compare
+from macrocause.framework.errors import MacrocauseError, PipelineError, PluginError
+from macrocause.framework.report import build_report
+from macrocause.framework.report.analyses import growth, growth_exponent, ratios
+from macrocause.framework.report.frame import tidy
+from macrocause.framework.store import ResultStore
 
 PLUGIN_FILE = '''
 import numpy as np
-from framework import Partition, Partitioner, hookimpl
+from macrocause.framework import Partition, Partitioner, hookimpl
 
 
 class Halves(Partitioner):
@@ -89,7 +89,7 @@ def test_a_missing_or_broken_plugin_file_is_named(toys, tmp_path):
     grid, base = _grid(tmp_path, "plugins: [nowhere.py]\n")
     with pytest.raises(PluginError, match=r"nowhere\.py does not exist"):
         grid.tasks(base)
-    (tmp_path / "bad.py").write_text("from framework import hookimpl\n\n@hookimpl\ndef no_such_hook():\n    pass\n")
+    (tmp_path / "bad.py").write_text("from macrocause.framework import hookimpl\n\n@hookimpl\ndef no_such_hook():\n    pass\n")
     grid, base = _grid(tmp_path, "plugins: [bad.py]\n")
     for _ in range(2):  # a failed file is not half-registered: the second try fails the same way
         with pytest.raises(PluginError, match=r"bad\.py failed to register: .*unknown hook 'no_such_hook'"):
@@ -200,7 +200,7 @@ def test_a_grid_plugin_files_directions_come_from_the_store(toys, tmp_path, plug
     nor the registry (it imports nothing)."""
     evaluator = PLUGIN_FILE + '''
 
-from framework import Evaluation, Evaluator
+from macrocause.framework import Evaluation, Evaluator
 
 
 class Smallness(Evaluator):
@@ -227,7 +227,7 @@ def macrocause_register_plugins(register):
         compare(grid, store, base=base, progress=False)
         rows = store.results("t")
     (tmp_path / "halves.py").unlink()
-    from framework import registry
+    from macrocause.framework import registry
 
     registry.reset(None)  # a fresh process without the file: the report reads the store only
     try:

@@ -3,7 +3,7 @@ from typing import Literal
 import pytest
 from pydantic import Field
 
-from framework import ConfigError, Params, Partition, Partitioner
+from macrocause.framework import ConfigError, Params, Partition, Partitioner
 
 
 class _P(Params):

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from pydantic import Field
 
-from framework import ConfigError, Params, registry
-from framework.params import SEED_MAX, _arms, param_table, validate_params
+from macrocause.framework import ConfigError, Params, registry
+from macrocause.framework.params import SEED_MAX, _arms, param_table, validate_params
 
 
 @pytest.mark.parametrize(

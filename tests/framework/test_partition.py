@@ -3,7 +3,7 @@ import pickle
 import numpy as np
 import pytest
 
-from framework import DataValidationError, Partition
+from macrocause.framework import DataValidationError, Partition
 
 
 def test_clusters_and_noise():

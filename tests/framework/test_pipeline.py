@@ -2,8 +2,8 @@ import numpy as np
 import pytest
 import toy_plugins
 
-from framework import Dataset, PipelineError
-from framework.pipeline import Pipeline, Step
+from macrocause.framework import Dataset, PipelineError
+from macrocause.framework.pipeline import Pipeline, Step
 
 YAML = """
 name: toy

@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 import toy_plugins
 
-from framework import Dataset, DataValidationError, Partition, PipelineError
-from framework.pipeline import STEP_KINDS, Pipeline, Produced, Step
-from framework.pipeline.startup import startup_clock
+from macrocause.framework import Dataset, DataValidationError, Partition, PipelineError
+from macrocause.framework.pipeline import STEP_KINDS, Pipeline, Produced, Step
+from macrocause.framework.pipeline.startup import startup_clock
 
 
 @pytest.fixture
@@ -133,8 +133,8 @@ def test_records_split_wall_and_startup_time(toys):
 def test_run_with_data_option_stores_wall_and_startup(toys, tmp_path):
     from click.testing import CliRunner
 
-    from framework.cli import main
-    from framework.store import ResultStore
+    from macrocause.framework.cli import main
+    from macrocause.framework.store import ResultStore
 
     (tmp_path / "p.yaml").write_text("steps: [{id: s, partition: toy_threshold}, "
                                      "{evaluate: toy_agreement, on: s}]\n")
@@ -157,8 +157,8 @@ def test_run_with_data_option_stores_wall_and_startup(toys, tmp_path):
 
 
 def test_graphs_with_undirected_edges_are_named_pdags():
-    from framework import CausalGraph
-    from framework.pipeline import describe_output
+    from macrocause.framework import CausalGraph
+    from macrocause.framework.pipeline import describe_output
 
     cpdag = CausalGraph.from_edges(["a", "b", "c"], undirected=[("a", "b"), ("b", "c")])
     assert describe_output(cpdag) == "PDAG (2 undirected of 2 edges): edges a - b, b - c"
@@ -168,7 +168,7 @@ def test_graphs_with_undirected_edges_are_named_pdags():
 
 
 def test_feature_selection_prints_features_and_granularities():
-    from framework.pipeline import describe_output
+    from macrocause.framework.pipeline import describe_output
 
     part = Partition([2, 0, 2, 1], axis="variables", names=list("abcd"), selected=[2, 1])
     assert describe_output(part) == ("selected 2 of 4 features (best first, granularity in brackets): "
@@ -181,10 +181,10 @@ def test_the_ground_floor_has_no_cycle():
     import ast
     from pathlib import Path
 
-    import framework.roles
+    import macrocause.framework.roles
 
-    tree = ast.parse(Path(framework.roles.__file__).read_text())
+    tree = ast.parse(Path(macrocause.framework.roles.__file__).read_text())
     names = {n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
     names |= {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
     assert names and not [m for m in names if m.split(".")[0] in ("registry", "testing", "pipeline")
-                          or "framework." in m], names
+                          or "macrocause.framework." in m], names

@@ -1,4 +1,4 @@
-"""framework.plotting: one plot() for every result type, drawn off-screen with matplotlib only."""
+"""macrocause.framework.plotting: one plot() for every result type, drawn off-screen with matplotlib only."""
 
 import subprocess
 import sys
@@ -6,10 +6,10 @@ import sys
 import numpy as np
 import pytest
 
-from framework import CausalGraph, Dataset, Partition
-from framework.errors import DataValidationError
-from framework.plotting import _layout, image_shape, plot, plot_graphs
-from framework.roles import Evaluation
+from macrocause.framework import CausalGraph, Dataset, Partition
+from macrocause.framework.errors import DataValidationError
+from macrocause.framework.plotting import _layout, image_shape, plot, plot_graphs
+from macrocause.framework.roles import Evaluation
 
 pytest.importorskip("matplotlib")
 
@@ -24,7 +24,7 @@ def _arrows(ax):
 
 
 def test_importing_plotting_does_not_import_matplotlib():
-    code = "import sys, framework.plotting, framework.display; print('matplotlib' in sys.modules)"
+    code = "import sys, macrocause.framework.plotting, macrocause.framework.display; print('matplotlib' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
 
@@ -112,7 +112,7 @@ def test_evaluation_bars_one_per_metric():
 
 
 def test_plot_on_given_axes_and_side_by_side():
-    from framework.plotting import pyplot
+    from macrocause.framework.plotting import pyplot
 
     fig, ax = pyplot().subplots()
     g = CausalGraph([["a", "b"], ["c"]], directed=[(0, 1)])

@@ -1,5 +1,5 @@
 """Progress bars (issue 12.5): on stderr, on a terminal only, never when quiet; every long
-loop of the shipped plugins goes through framework.progress."""
+loop of the shipped plugins goes through macrocause.framework.progress."""
 
 import io
 
@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from framework import progress as P
-from framework import registry
-from framework.testing.examples import example_of
+from macrocause.framework import progress as P
+from macrocause.framework import registry
+from macrocause.framework.testing.examples import example_of
 
 
 @pytest.fixture
@@ -73,7 +73,7 @@ def test_short_loops_print_nothing(clean_env):
 def test_cli_quiet_flag_switches_bars_off(clean_env, monkeypatch, command, tmp_path):
     calls = []
     monkeypatch.setattr(P, "set_quiet", lambda quiet=True: calls.append(quiet))
-    from framework.cli import main
+    from macrocause.framework.cli import main
 
     res = CliRunner().invoke(main, [command, "--quiet", str(tmp_path / "missing.yaml")])
     assert res.exit_code == 1 and "not found" in res.output
@@ -97,13 +97,13 @@ def _example(name):
 
 
 def _rank():
-    from plugins.clic.rank import estimate_rank
+    from macrocause.plugins.clic.rank import estimate_rank
 
     estimate_rank(np.random.default_rng(0).standard_normal((40, 3)))
 
 
 def _cafe_auto():
-    from framework.testing.examples import blobs
+    from macrocause.framework.testing.examples import blobs
 
     registry.create("cafe_dbscan").partition(blobs(20)[0])
 

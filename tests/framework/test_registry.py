@@ -2,7 +2,7 @@ import types
 
 import pytest
 
-from framework import (
+from macrocause.framework import (
     ConfigError,
     DuplicatePluginError,
     Partition,
@@ -83,7 +83,7 @@ def test_bad_role_query(plugin_registry):
 
 
 def test_builtin_entry_points_register_contract_names():
-    from framework.registry import Registry
+    from macrocause.framework.registry import Registry
 
     reg = Registry()
     contract = {
@@ -96,7 +96,7 @@ def test_builtin_entry_points_register_contract_names():
 
 
 def test_load_data_refuses_a_plugin_that_is_not_a_data_source():
-    from framework import PluginError
+    from macrocause.framework import PluginError
 
     with pytest.raises(PluginError, match="'dbscan' is a partitioner, not a data source"):
         registry.load_data("dbscan")
@@ -105,7 +105,7 @@ def test_load_data_refuses_a_plugin_that_is_not_a_data_source():
 # -- entry points with a manifest: listed without import, imported on first use ------------
 
 _PKG = '''
-from framework import Partition, Partitioner, hookimpl
+from macrocause.framework import Partition, Partitioner, hookimpl
 
 
 class Half(Partitioner):
@@ -134,7 +134,7 @@ plugins:
 def _manifest_package(tmp_path, monkeypatch, module, needed="one", manifest_class=None):
     from importlib.metadata import EntryPoint
 
-    import framework.registry as reg_module
+    import macrocause.framework.registry as reg_module
 
     pkg = tmp_path / module
     pkg.mkdir()
@@ -148,7 +148,7 @@ def _manifest_package(tmp_path, monkeypatch, module, needed="one", manifest_clas
 def test_a_manifest_lists_plugins_and_the_module_is_imported_on_first_use(tmp_path, monkeypatch):
     import sys
 
-    from framework.registry import Registry
+    from macrocause.framework.registry import Registry
 
     _manifest_package(tmp_path, monkeypatch, "mc_halves_lazy")
     reg = Registry(autoload=False)
@@ -163,7 +163,7 @@ def test_a_manifest_lists_plugins_and_the_module_is_imported_on_first_use(tmp_pa
 
 
 def test_a_missing_required_plugin_makes_its_dependant_unavailable(tmp_path, monkeypatch):
-    from framework.registry import Registry
+    from macrocause.framework.registry import Registry
 
     _manifest_package(tmp_path, monkeypatch, "mc_halves_needy", needed="nowhere")
     reg = Registry(autoload=False)
@@ -177,9 +177,9 @@ def test_a_missing_required_plugin_makes_its_dependant_unavailable(tmp_path, mon
 
 
 def test_a_manifest_that_does_not_match_its_module_is_refused_on_use(tmp_path, monkeypatch):
-    import framework.registry as reg_module
-    from framework import PluginError
-    from framework.registry import Registry
+    import macrocause.framework.registry as reg_module
+    from macrocause.framework import PluginError
+    from macrocause.framework.registry import Registry
 
     _manifest_package(tmp_path, monkeypatch, "mc_halves_wrong", manifest_class="mc_halves_wrong.other")
     reg = Registry(autoload=False)
@@ -195,8 +195,8 @@ def test_a_manifest_that_does_not_match_its_module_is_refused_on_use(tmp_path, m
 
 
 def test_a_plugin_module_that_fails_on_first_use_fails_the_same_way_again(tmp_path, monkeypatch):
-    from framework import PluginError
-    from framework.registry import Registry
+    from macrocause.framework import PluginError
+    from macrocause.framework.registry import Registry
 
     _manifest_package(tmp_path, monkeypatch, "mc_halves_broken")
     (tmp_path / "mc_halves_broken" / "__init__.py").write_text("raise ImportError('no exotic_dependency')\n")

@@ -8,13 +8,13 @@ import pandas as pd
 import pytest
 from scipy.stats import wilcoxon
 
-from framework import Metric
-from framework.compare import Grid, Task, compare, run_task
-from framework.report import build_report, markdown, write_report
-from framework.report.analyses import cells, holm, paired_tests, ranks
-from framework.report.frame import tidy
-from framework.report.plots import clip, label, limits
-from framework.store import ResultStore
+from macrocause.framework import Metric
+from macrocause.framework.compare import Grid, Task, compare, run_task
+from macrocause.framework.report import build_report, markdown, write_report
+from macrocause.framework.report.analyses import cells, holm, paired_tests, ranks
+from macrocause.framework.report.frame import tidy
+from macrocause.framework.report.plots import clip, label, limits
+from macrocause.framework.store import ResultStore
 
 MEANINGS = {"shd": Metric.lower(0), "edge_f1": Metric.higher(0, 1), "ari": Metric.higher(-0.5, 1),
             "n_variables": Metric.descriptive(0)}
@@ -314,7 +314,7 @@ def test_labels_are_inert_in_markdown_html_and_figures(plugin_registry, tmp_path
 def test_a_grid_file_names_its_baselines(toys, tmp_path):
     from click.testing import CliRunner
 
-    from framework.cli import main
+    from macrocause.framework.cli import main
 
     (tmp_path / "p.yaml").write_text(
         "name: p\nsteps:\n  - {id: one, partition: toy_threshold}\n"

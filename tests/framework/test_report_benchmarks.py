@@ -20,9 +20,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from framework.evaluation import Metric
-from framework.report import analyses
-from framework.report.frame import COLUMNS
+from macrocause.framework.evaluation import Metric
+from macrocause.framework.report import analyses
+from macrocause.framework.report.frame import COLUMNS
 
 ROOT = Path(__file__).resolve().parents[2] / "benchmarks"
 FOLDERS = sorted(p.parent for p in ROOT.glob("*/report*/results.csv*"))

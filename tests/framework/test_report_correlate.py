@@ -9,11 +9,11 @@ import pytest
 from click.testing import CliRunner
 from scipy.stats import pearsonr, spearmanr
 
-from framework.cli import main
-from framework.errors import MacrocauseError
-from framework.report import build_report, report_frames, write_report
-from framework.report.analyses import _pearson
-from framework.store import ResultStore
+from macrocause.framework.cli import main
+from macrocause.framework.errors import MacrocauseError
+from macrocause.framework.report import build_report, report_frames, write_report
+from macrocause.framework.report.analyses import _pearson
+from macrocause.framework.store import ResultStore
 
 NAN = float("nan")
 # one labelling per method (seed 0): its ARI and two internal scores

@@ -8,11 +8,11 @@ import time
 import pytest
 from click.testing import CliRunner
 
-from framework.atomic import MARKER
-from framework.cli import main
-from framework.compare import compare
-from framework.errors import MacrocauseError
-from framework.store import ResultStore
+from macrocause.framework.atomic import MARKER
+from macrocause.framework.cli import main
+from macrocause.framework.compare import compare
+from macrocause.framework.errors import MacrocauseError
+from macrocause.framework.store import ResultStore
 
 EVIL = "from pathlib import Path\nPath({marker!r}).write_text('ran')\n"
 
@@ -185,8 +185,8 @@ def test_labels_are_inert_in_report_md_and_the_figures(stored, tmp_path):
 
 
 def test_a_graph_with_math_markup_in_a_name_is_displayed():
-    from framework import CausalGraph, Evaluation
-    from framework.plotting import plot
+    from macrocause.framework import CausalGraph, Evaluation
+    from macrocause.framework.plotting import plot
 
     g = CausalGraph.from_edges(["$\\frac{x$", "b$"], [("$\\frac{x$", "b$")])
     html = g._repr_html_()

@@ -6,13 +6,13 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from framework import Metric
-from framework.cli import main
-from framework.errors import MacrocauseError
-from framework.report import build_report
-from framework.report.analyses import selection
-from framework.report.document import _selection_section
-from framework.store import ResultStore
+from macrocause.framework import Metric
+from macrocause.framework.cli import main
+from macrocause.framework.errors import MacrocauseError
+from macrocause.framework.report import build_report
+from macrocause.framework.report.analyses import selection
+from macrocause.framework.report.document import _selection_section
+from macrocause.framework.store import ResultStore
 
 INFOS = {"acc": Metric.higher(), "err": Metric.lower()}
 # (acc, err) per method and dataset; score = acc - err

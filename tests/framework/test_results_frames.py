@@ -8,14 +8,14 @@ from html.parser import HTMLParser
 import numpy as np
 import pytest
 
-from framework import CausalGraph, Dataset, MacrocauseError, Partition
-from framework.compare import compare
-from framework.frames import RECORD_COLUMNS
-from framework.pipeline import Pipeline
-from framework.pipeline.run import UnknownStepError
-from framework.report import build_report, report_frames
-from framework.roles import Evaluation
-from framework.store import ResultStore
+from macrocause.framework import CausalGraph, Dataset, MacrocauseError, Partition
+from macrocause.framework.compare import compare
+from macrocause.framework.frames import RECORD_COLUMNS
+from macrocause.framework.pipeline import Pipeline
+from macrocause.framework.pipeline.run import UnknownStepError
+from macrocause.framework.report import build_report, report_frames
+from macrocause.framework.roles import Evaluation
+from macrocause.framework.store import ResultStore
 
 pd = pytest.importorskip("pandas")
 

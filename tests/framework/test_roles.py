@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 import toy_plugins
 
-from framework import (
+from macrocause.framework import (
     CausalGraph,
     ConfigError,
     Dataset,
@@ -77,8 +77,8 @@ def test_an_evaluator_declares_every_value_it_returns():
     """check_declares_metrics fails a value left undeclared; names and fnmatch patterns declare."""
     import pytest
 
-    from framework import Evaluation, Evaluator, Metric
-    from framework.testing.checks import check_declares_metrics
+    from macrocause.framework import Evaluation, Evaluator, Metric
+    from macrocause.framework.testing.checks import check_declares_metrics
 
     class Sizes(Evaluator):
         name = "sizes"

@@ -1,4 +1,4 @@
-"""framework.sklearn: registry plugins as scikit-learn estimators, DISCO/DBCV as unsupervised scorers."""
+"""macrocause.framework.sklearn: registry plugins as scikit-learn estimators, DISCO/DBCV as unsupervised scorers."""
 
 import pickle
 import warnings
@@ -18,10 +18,16 @@ from sklearn.pipeline import make_pipeline  # noqa: E402
 from sklearn.preprocessing import StandardScaler  # noqa: E402
 from sklearn.utils import estimator_checks as checks  # noqa: E402
 
-from framework import CausalGraph, Dataset, registry  # noqa: E402
-from framework.errors import ConfigError, DataValidationError  # noqa: E402
-from framework.sklearn import dbcv_scorer, disco_scorer, estimator, estimator_class, scorer  # noqa: E402
-from plugins.disco.auto import k_distance_eps  # noqa: E402
+from macrocause.framework import CausalGraph, Dataset, registry  # noqa: E402
+from macrocause.framework.errors import ConfigError, DataValidationError  # noqa: E402
+from macrocause.framework.sklearn import (  # noqa: E402
+    dbcv_scorer,
+    disco_scorer,
+    estimator,
+    estimator_class,
+    scorer,
+)
+from macrocause.plugins.disco.auto import k_distance_eps  # noqa: E402
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 
@@ -89,7 +95,7 @@ def test_clusterer_labels_equal_the_plugin_partition_and_pickle():
 
 
 def test_named_classes_and_gmm_n_iter():
-    from framework import sklearn as sk
+    from macrocause.framework import sklearn as sk
 
     assert sk.DBSCAN is estimator_class("dbscan")
     assert set(sk.CafeDBSCAN().get_params()) == set(registry.get("cafe_dbscan").Params.model_fields)
@@ -177,7 +183,7 @@ def test_scorer_needs_labels_for_the_scored_points():
 def test_any_evaluator_is_a_scorer_signed_by_its_declared_direction():
     """Scorers come from evaluators by name: a truth-based one reads y, a lower-is-better one is
     negated (scikit-learn maximises), and a non-evaluator is refused naming the evaluators."""
-    from framework import sklearn as sk
+    from macrocause.framework import sklearn as sk
 
     X, y = make_blobs(40, centers=3, random_state=1)
     est = DBSCAN(eps=1.0).fit(X)

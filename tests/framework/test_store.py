@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 from test_compare import _grid, report_table
 
-from framework.cli import main
-from framework.compare import Grid, Task, compare
-from framework.errors import MacrocauseError
-from framework.store import SCHEMA_VERSION, ResultStore, git_commit
+from macrocause.framework.cli import main
+from macrocause.framework.compare import Grid, Task, compare
+from macrocause.framework.errors import MacrocauseError
+from macrocause.framework.store import SCHEMA_VERSION, ResultStore, git_commit
 
 # the schema of the store before versioning (macrocause <= 0.1.0, schema 1), verbatim
 OLD_SCHEMA = """
@@ -124,7 +124,7 @@ def test_rerun_replaces_and_report_n_is_unchanged(toys, tmp_path):
         counts = compare(grid, store, base=base, progress=False, retry_failed=True)
         assert counts["skipped"] == 4  # done runs are never recomputed
         t = grid.tasks(base)[0]
-        out = __import__("framework.compare", fromlist=["run_task"]).run_task(t)
+        out = __import__("macrocause.framework.compare", fromlist=["run_task"]).run_task(t)
         store.write_run(t.key, out.records, pipeline=out.pipeline, seed=out.seed,
                         data_label=out.data_label, grid="g")  # the same run written again
         assert report_table(store.results()) == before

@@ -8,7 +8,7 @@ import time
 import numpy as np
 from pydantic import Field
 
-from framework import (
+from macrocause.framework import (
     CausalGraph,
     Dataset,
     DataSource,

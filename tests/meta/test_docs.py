@@ -4,7 +4,7 @@ import inspect
 import re
 from pathlib import Path
 
-from framework import hookspecs
+from macrocause.framework import hookspecs
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from framework.cli import main
-from framework.compare import Grid
-from framework.pipeline import Pipeline
+from macrocause.framework.cli import main
+from macrocause.framework.compare import Grid
+from macrocause.framework.pipeline import Pipeline
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 # runs over about 10 s in the suite at load 6-10 (clic_confounder and cic_sachs about 160 s each)

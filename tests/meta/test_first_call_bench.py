@@ -5,17 +5,17 @@ from pathlib import Path
 import numpy as np
 import yaml
 
-from framework import Dataset, registry
+from macrocause.framework import Dataset, registry
 
 REPO = Path(__file__).resolve().parents[2]
 BENCH = REPO / "benchmarks" / "framework"
 
 
 def test_the_grid_names_every_method_and_the_probe_reports_first_and_warm_calls(plugin_registry):
-    import plugins.datasets
-    from framework.compare import Grid
+    import macrocause.plugins.datasets
+    from macrocause.framework.compare import Grid
 
-    plugin_registry.register_module(plugins.datasets, "datasets", "datasets")  # the grid's stand-in data
+    plugin_registry.register_module(macrocause.plugins.datasets, "datasets", "datasets")  # the grid's stand-in data
     shipped = {p["name"] for p in yaml.safe_load((REPO / "registry.yaml").read_text())["plugins"]}
 
     grid, base = Grid.from_yaml(BENCH / "first_call.yaml")

@@ -10,7 +10,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def test_a_hill_climb_run_imports_no_download_client():
-    code = ("import sys; from framework import registry; ds = registry.load_data('discrete_bn', n_variables=4, "
+    code = ("import sys; from macrocause.framework import registry; ds = registry.load_data('discrete_bn', n_variables=4, "
             "n_samples=300); registry.create('hill_climb').search(ds); "
             "print(sorted(m for m in ('huggingface_hub', 'hf_xet', 'httpx2', 'httpx') if m in sys.modules), "
             "'pgmpy' in sys.modules)")

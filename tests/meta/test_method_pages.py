@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from framework import Pipeline
+from macrocause.framework import Pipeline
 
 PAGES = sorted((Path(__file__).resolve().parents[2] / "docs" / "plugins").glob("*.md"))
 _BLOCK = re.compile(r"^```(python|yaml)\n(.*?)^```", re.M | re.S)

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-import plugins
-from framework.manifest import Manifest, load_manifest, manifest_differences
-from framework.registry import Registry
-from framework.testing.manifest import check_manifest
+from macrocause import plugins
+from macrocause.framework.manifest import Manifest, load_manifest, manifest_differences
+from macrocause.framework.registry import Registry
+from macrocause.framework.testing.manifest import check_manifest
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -48,7 +48,7 @@ def test_manifest_equals_the_classes(entry_point):
 
 
 def test_the_check_sees_a_difference():
-    from plugins.clic.clustering import CLIC
+    from macrocause.plugins.clic.clustering import CLIC
 
     (entry,) = [e for e in load_manifest(REPO / "registry.yaml").plugins if e.name == "clic"]
     changed = entry.model_copy(update={"requires": ["kmeans"], "summary": "Other."})
@@ -59,7 +59,7 @@ def test_the_check_sees_a_difference():
 
 
 def test_listing_imports_no_plugin_module_and_creating_imports_one_package():
-    code = ("import sys; from framework import registry; "
+    code = ("import sys; from macrocause.framework import registry; "
             "n = len(registry.names()) + len(registry.names('data')); "
             f"before = sorted(m for m in sys.modules if m.startswith('{PLUGINS}.')); "
             "registry.create('kmeans'); "
@@ -111,7 +111,7 @@ def test_every_by_name_use_is_declared_in_requires():
 
 
 def test_blocking_a_plugin_names_the_ones_that_need_it():
-    code = ("import json; from framework import registry\n"
+    code = ("import json; from macrocause.framework import registry\n"
             "try:\n    registry.create('clic')\nexcept Exception as e:\n    err = str(e)\n"
             "print(json.dumps({'names': registry.names(), 'err': err, "
             "'unavailable': {u.origin: u.reason for u in registry.unavailable()}}))")
@@ -131,7 +131,7 @@ def test_contract_names_exist():
 
 
 def test_manifest_errors_are_clear(tmp_path):
-    from framework.errors import PluginError
+    from macrocause.framework.errors import PluginError
 
     bad = tmp_path / "r.yaml"
     bad.write_text("schema_version: 1\nplugins:\n  - {name: x, role: partitioner, entry_point: e, "

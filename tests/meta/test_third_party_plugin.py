@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from framework import ConfigError, DataValidationError
+from macrocause.framework import ConfigError, DataValidationError
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO / "docs" / "examples" / "macrocause-hello"
@@ -43,20 +43,20 @@ def _install(tmp_path: Path) -> tuple[Path, dict]:
 def test_installed_example_plugin_is_listed_and_runs(tmp_path):
     before = _tree(EXAMPLE)
     src, env = _install(tmp_path)
-    out = subprocess.run([sys.executable, "-m", "framework.cli", "plugins", "--json"],
+    out = subprocess.run([sys.executable, "-m", "macrocause.framework.cli", "plugins", "--json"],
                          capture_output=True, text=True, env=env)
     assert out.returncode == 0, out.stderr
     rows = {r["name"]: r for r in json.loads(out.stdout)["plugins"]}
     assert rows["quantile_bins"]["package"] == "macrocause-hello"
     assert rows["quantile_bins"]["origin"] == "hello"
-    lazy = ("import sys; from framework import registry; names = registry.names(); "
+    lazy = ("import sys; from macrocause.framework import registry; names = registry.names(); "
             "print('quantile_bins' in names, 'macrocause_hello' in sys.modules)")
     run = subprocess.run([sys.executable, "-c", lazy], capture_output=True, text=True, env=env)
     assert run.stdout.split() == ["True", "False"], run.stderr  # listed from its registry.yaml
-    check = subprocess.run([sys.executable, "-m", "framework.cli", "plugins", "--check"],
+    check = subprocess.run([sys.executable, "-m", "macrocause.framework.cli", "plugins", "--check"],
                            capture_output=True, text=True, env=env)
     assert check.returncode == 0, check.stdout + check.stderr
-    code = ("from framework import registry; "
+    code = ("from macrocause.framework import registry; "
             "print(registry.create('quantile_bins').partition([[1.0], [2.0], [3.0], [4.0]]).labels.tolist())")
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
     assert run.stdout.strip() == "[0, 0, 1, 1]", run.stderr
@@ -77,7 +77,7 @@ def test_a_third_party_sub_metric_is_ranked_by_its_declared_direction(tmp_path):
     (tmp_path / "g.yaml").write_text(
         "name: g\ndata: [{source: linear_gaussian, params: {n_variables: 2, n_samples: 10}}]\n"
         "pipelines: [p.yaml]\nseeds: 1\n")
-    cli = [sys.executable, "-m", "framework.cli"]
+    cli = [sys.executable, "-m", "macrocause.framework.cli"]
     run = subprocess.run([*cli, "compare", "g.yaml", "--store", "s.db"], capture_output=True, text=True,
                          env=env, cwd=tmp_path)
     assert run.returncode == 0, run.stderr[-2000:]

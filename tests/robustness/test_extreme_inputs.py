@@ -14,11 +14,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from framework import CausalGraph, Dataset, Evaluation, Partition, registry
-from framework.errors import MacrocauseError
-from framework.roles import DataSource, Evaluator, Partitioner, Scorer, Searcher
-from framework.testing.checks import run_verb
-from framework.testing.examples import example_of
+from macrocause.framework import CausalGraph, Dataset, Evaluation, Partition, registry
+from macrocause.framework.errors import MacrocauseError
+from macrocause.framework.roles import DataSource, Evaluator, Partitioner, Scorer, Searcher
+from macrocause.framework.testing.checks import run_verb
+from macrocause.framework.testing.examples import example_of
 
 ROLES = ("partitioner", "scorer", "searcher", "evaluator")
 PLUGINS = [n for r in ROLES for n in registry.names(role=r)]

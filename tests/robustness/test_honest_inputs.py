@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from framework import Dataset, registry
-from framework.errors import DataValidationError
+from macrocause.framework import Dataset, registry
+from macrocause.framework.errors import DataValidationError
 
 
 @pytest.mark.parametrize("column, words", [

@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from framework import Dataset
-from framework.cli import main
-from framework.errors import DataValidationError, MemoryBudgetError, PipelineError
-from framework.pipeline.yaml_io import MAX_ALIAS_VALUES, load_yaml
-from framework.readers import csv_memory
+from macrocause.framework import Dataset
+from macrocause.framework.cli import main
+from macrocause.framework.errors import DataValidationError, MemoryBudgetError, PipelineError
+from macrocause.framework.pipeline.yaml_io import MAX_ALIAS_VALUES, load_yaml
+from macrocause.framework.readers import csv_memory
 
 
 def bomb(levels: int) -> str:

@@ -14,10 +14,10 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from framework import CausalGraph, Dataset, Partition, registry
-from framework.cli import main
-from framework.roles import Evaluator, Partitioner, Scorer, Searcher
-from framework.testing.examples import example_of
+from macrocause.framework import CausalGraph, Dataset, Partition, registry
+from macrocause.framework.cli import main
+from macrocause.framework.roles import Evaluator, Partitioner, Scorer, Searcher
+from macrocause.framework.testing.examples import example_of
 
 ROLES = ("partitioner", "scorer", "searcher", "evaluator")
 PLUGINS = sorted({n for role in ROLES for n in registry.names(role)})
@@ -119,7 +119,7 @@ def test_a_hostile_csv_header_through_macrocause_run(tmp_path):
 def test_hill_climb_with_internal_names_finds_pgmpys_graph_under_the_real_names(discrete):
     from pgmpy.structure_score import get_scoring_method
 
-    from plugins.baselines._pgmpy_hc import OrderedHillClimbSearch, safe_names
+    from macrocause.plugins.baselines._pgmpy_hc import OrderedHillClimbSearch, safe_names
 
     rng = np.random.default_rng(3)
     a = rng.integers(0, 2, 400) if discrete else rng.standard_normal(400)

@@ -5,9 +5,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from framework import Dataset, Partition, registry
-from framework.errors import DataValidationError, MemoryBudgetError
-from framework.memory import MemoryEstimate, budget_bytes, check_budget, format_bytes, parse_size
+from macrocause.framework import Dataset, Partition, registry
+from macrocause.framework.errors import DataValidationError, MemoryBudgetError
+from macrocause.framework.memory import (
+    MemoryEstimate,
+    budget_bytes,
+    check_budget,
+    format_bytes,
+    parse_size,
+)
 
 
 def test_standardized_survives_the_largest_floats():

@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 from test_baselines_search import discrete_collider, gaussian_collider
 
-from framework import CausalGraph, Dataset, registry
-from framework.errors import DataValidationError
-from plugins.baselines.ges import dag_extension
+from macrocause.framework import CausalGraph, Dataset, registry
+from macrocause.framework.errors import DataValidationError
+from macrocause.plugins.baselines.ges import dag_extension
 
 
 def test_ges_finds_the_collider_gaussian_and_discrete():

@@ -3,9 +3,9 @@
 import numpy as np
 import pytest
 
-from framework import Dataset, registry
-from framework.errors import ConfigError, DataValidationError
-from framework.testing.examples import blobs
+from macrocause.framework import Dataset, registry
+from macrocause.framework.errors import ConfigError, DataValidationError
+from macrocause.framework.testing.examples import blobs
 
 
 @pytest.mark.parametrize(

@@ -7,8 +7,8 @@ import sys
 import numpy as np
 import pytest
 
-from framework import CausalGraph, Dataset, registry
-from framework.errors import ConfigError, DataValidationError
+from macrocause.framework import CausalGraph, Dataset, registry
+from macrocause.framework.errors import ConfigError, DataValidationError
 
 
 def gaussian_collider(n=3000, seed=0):
@@ -154,7 +154,7 @@ def test_hill_climb_on_mixed_data_after_augment():
 
 _SCRIPT = """
 import numpy as np
-from framework import Dataset, registry
+from macrocause.framework import Dataset, registry
 rng = np.random.default_rng(3)
 x = rng.integers(0, 2, 400); y = np.where(rng.random(400) < 0.2, 1 - x, x)
 z = np.where(rng.random(400) < 0.2, 1 - y, y)

@@ -9,11 +9,11 @@ import sys
 import numpy as np
 import pytest
 
-from framework import dag_climb as _climb
-from framework import registry
-from framework.entropy import DiscreteEntropies, NumpyEntropies
-from plugins.baselines import bic as engine
-from plugins.baselines.bic import BICEngine
+from macrocause.framework import dag_climb as _climb
+from macrocause.framework import registry
+from macrocause.framework.entropy import DiscreteEntropies, NumpyEntropies
+from macrocause.plugins.baselines import bic as engine
+from macrocause.plugins.baselines.bic import BICEngine
 
 
 def floyd_warshall_closure(adj):

@@ -4,10 +4,10 @@ least pgmpy's HillClimbSearch BIC on bnlearn networks."""
 import numpy as np
 import pytest
 
-from framework import registry
-from framework.dag_climb import closure
-from plugins.baselines.greedy import kick
-from plugins.baselines.search import cpdag
+from macrocause.framework import registry
+from macrocause.framework.dag_climb import closure
+from macrocause.plugins.baselines.greedy import kick
+from macrocause.plugins.baselines.search import cpdag
 
 
 def test_kicks_keep_the_graph_acyclic_and_make_moves():
@@ -34,7 +34,7 @@ def test_kicks_never_lower_the_first_climb_and_are_deterministic(seed):
 
 
 def test_pc_start_never_below_pcs_dag_extension():
-    from plugins.baselines.ges import dag_extension
+    from macrocause.plugins.baselines.ges import dag_extension
 
     ds = registry.load_data("bnlearn", network="alarm", n_samples=5000, seed=100)
     res = registry.create("greedy_dag", seed=100).run(ds, registry.create("bic"))

@@ -4,8 +4,8 @@ direct_lingam (causal order of a known LiNGAM model), and the PAG marks of Causa
 import numpy as np
 import pytest
 
-from framework import CausalGraph, Dataset, registry
-from framework.errors import ConfigError, DataValidationError
+from macrocause.framework import CausalGraph, Dataset, registry
+from macrocause.framework.errors import ConfigError, DataValidationError
 
 
 def _gauss(n=20_000, seed=0):

@@ -5,10 +5,10 @@ import warnings
 import numpy as np
 import pytest
 
-from framework import CausalGraph, Dataset, registry
-from framework.errors import ConfigError, DataValidationError
-from plugins.baselines._pc import resolve_conflicts, run_pc, to_graph
-from plugins.baselines._pc_citests import (
+from macrocause.framework import CausalGraph, Dataset, registry
+from macrocause.framework.errors import ConfigError, DataValidationError
+from macrocause.plugins.baselines._pc import resolve_conflicts, run_pc, to_graph
+from macrocause.plugins.baselines._pc_citests import (
     CHISQ,
     FISHERZ,
     chi2_sf,
@@ -16,7 +16,7 @@ from plugins.baselines._pc_citests import (
     fisherz_p,
     prepare,
 )
-from plugins.baselines._pc_skeleton import SepSets, skeleton
+from macrocause.plugins.baselines._pc_skeleton import SepSets, skeleton
 
 OPTIONS = [(r, q) for r in (0, 1, 2) for q in (-1, 0, 1, 2, 3, 4) if not (r == 2 and q in (0, 1))]
 
@@ -109,7 +109,7 @@ def test_same_graph_from_both_backends_through_the_plugin():
 def test_collider_priorities_by_hand():
     # chain 0 - 1 - 2 - 3, every non-adjacent pair separated by the empty set: colliders
     # 0 -> 1 <- 2 and then 1 -> 2 <- 3 disagree on the edge 1 - 2
-    from plugins.baselines._pc_orient import EndpointGraph, uc_sepset
+    from macrocause.plugins.baselines._pc_orient import EndpointGraph, uc_sepset
 
     adj = np.zeros((4, 4), bool)
     for i in range(3):
@@ -236,7 +236,7 @@ def test_kci_is_causallearn_only_and_last_info():
 
 @pytest.mark.parametrize("backend", ["macrocause", "causal-learn"])
 def test_singular_correlation_is_a_data_error(backend):
-    from framework import Dataset
+    from macrocause.framework import Dataset
 
     rng = np.random.default_rng(0)
     x, y = rng.standard_normal(200), rng.standard_normal(200)
@@ -270,7 +270,7 @@ def test_option_errors():
 
 
 def test_memory_estimate_refuses_before_the_search(monkeypatch):
-    from framework.errors import MemoryBudgetError
+    from macrocause.framework.errors import MemoryBudgetError
 
     rng = np.random.default_rng(0)
     ds = Dataset(rng.standard_normal((50, 300)), names=[f"x{i}" for i in range(300)])
@@ -288,8 +288,8 @@ def test_a_small_first_search_compiles_nothing(tmp_path):
     import sys
 
     code = (
-        "from framework import registry\n"
-        "from plugins.baselines import _pc_citests, _pc_orient, _pc_skeleton\n"
+        "from macrocause.framework import registry\n"
+        "from macrocause.plugins.baselines import _pc_citests, _pc_orient, _pc_skeleton\n"
         "ds = registry.load_data('discrete_bn', n_variables=6, n_samples=2000, seed=1)\n"
         "g = registry.create('pc', alpha=0.01, uc_rule=1, uc_priority=3).search(ds)\n"
         "kernels = [_pc_skeleton.skeleton, _pc_citests.discrete_p, _pc_citests.fisherz_p,\n"
@@ -303,7 +303,7 @@ def test_a_small_first_search_compiles_nothing(tmp_path):
 
 
 def test_python_and_compiled_paths_agree(monkeypatch):
-    import plugins.baselines._pc as pcmod
+    import macrocause.plugins.baselines._pc as pcmod
 
     for test, seed in [("fisherz", 6), ("gsq", 7)]:
         ds = _data(test, seed)

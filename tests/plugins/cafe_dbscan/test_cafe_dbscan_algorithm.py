@@ -5,8 +5,8 @@ from collections import deque
 import numpy as np
 import pytest
 
-from framework import Dataset, registry
-from framework.errors import ConfigError, DataValidationError
+from macrocause.framework import Dataset, registry
+from macrocause.framework.errors import ConfigError, DataValidationError
 
 
 def squares(left_states, right_states):
@@ -125,7 +125,11 @@ def test_deterministic_and_input_unchanged():
 
 
 def test_partial_parameters_follow_heuristic():
-    from plugins.cafe_dbscan._core import heuristic_eps, heuristic_min_points, heuristic_tau
+    from macrocause.plugins.cafe_dbscan._core import (
+        heuristic_eps,
+        heuristic_min_points,
+        heuristic_tau,
+    )
 
     X, y = squares(0, 1)
     ds = Dataset(X, target=y)
@@ -138,7 +142,7 @@ def test_partial_parameters_follow_heuristic():
 
 
 def test_bic_gain_extremes():
-    from plugins.cafe_dbscan.partitioner import bic_gain
+    from macrocause.plugins.cafe_dbscan.partitioner import bic_gain
 
     y = np.repeat([0, 1], 500)
     assert bic_gain(np.repeat([0, 1], 500), y, 2) == pytest.approx(1 - 0.5 * np.log(1000) / (1000 * np.log(2)))
@@ -146,7 +150,7 @@ def test_bic_gain_extremes():
 
 
 def test_bic_gain_counts_noise_as_unexplained():
-    from plugins.cafe_dbscan.partitioner import bic_gain
+    from macrocause.plugins.cafe_dbscan.partitioner import bic_gain
 
     # a quarter of the points noise: they stay under P(Y) = (1/2, 1/2) and add no gain; three
     # distributions (two clusters and the global one) cost 2 x (m - 1) log(n) / 2 over P(Y)

@@ -4,9 +4,9 @@ sources (seeded draw, generated shapes, digits as pixels) and the representative
 import numpy as np
 import pytest
 
-from framework import registry
-from framework.errors import ConfigError
-from plugins.cafe_dbscan._core import heuristic_eps, heuristic_min_points, heuristic_tau
+from macrocause.framework import registry
+from macrocause.framework.errors import ConfigError
+from macrocause.plugins.cafe_dbscan._core import heuristic_eps, heuristic_min_points, heuristic_tau
 
 
 def test_heuristic_mode_is_section_v_for_all_three():
@@ -25,7 +25,7 @@ def test_heuristic_mode_is_section_v_for_all_three():
 
 
 def test_automatic_search_on_a_subsample_above_the_threshold(monkeypatch):
-    import plugins.cafe_dbscan.partitioner as mod
+    import macrocause.plugins.cafe_dbscan.partitioner as mod
 
     ds = registry.create("cafe_ds1", n_per_class=100, n_noise=40).load()  # n = 640
     monkeypatch.setattr(mod, "AUTO_SUBSAMPLE", 300)
@@ -42,7 +42,7 @@ def test_automatic_search_on_a_subsample_above_the_threshold(monkeypatch):
 
 
 def test_subsample_choice_competes_with_section_v_on_all_points(monkeypatch):
-    import plugins.cafe_dbscan.partitioner as mod
+    import macrocause.plugins.cafe_dbscan.partitioner as mod
 
     ds = registry.create("cafe_ds1", n_per_class=100, n_noise=40).load()
     monkeypatch.setattr(mod, "AUTO_SUBSAMPLE", 300)
@@ -65,7 +65,7 @@ def test_subsample_choice_competes_with_section_v_on_all_points(monkeypatch):
 
 
 def test_pairs_to_csr_lists_are_sorted_and_symmetric():
-    from plugins.cafe_dbscan._kernels import pairs_to_csr
+    from macrocause.plugins.cafe_dbscan._kernels import pairs_to_csr
 
     rng = np.random.default_rng(0)
     X = rng.uniform(0, 1, (200, 2))
@@ -78,7 +78,7 @@ def test_pairs_to_csr_lists_are_sorted_and_symmetric():
 
 
 def test_image_folder_draws_images_per_state_with_a_seed(tmp_path):
-    from plugins.cafe_dbscan.images import write_example_images
+    from macrocause.plugins.cafe_dbscan.images import write_example_images
 
     write_example_images(tmp_path, n_per_state=6, width=4, height=8)
 
@@ -99,7 +99,7 @@ def test_image_folder_draws_images_per_state_with_a_seed(tmp_path):
 
 def test_cafe_shapes_truth_and_representatives():
     pytest.importorskip("matplotlib")
-    from plugins.cafe_dbscan.plots import plot_representatives, representative_images
+    from macrocause.plugins.cafe_dbscan.plots import plot_representatives, representative_images
 
     ds = registry.create("cafe_shapes", n_per_state=4, width=8, height=16, noise=0.0).load()
     assert ds.n_samples == 3 * 4 * 128 and ds.names == ("col", "row", "red", "green", "blue")
@@ -135,7 +135,7 @@ def test_cafe_digits_pixels():
 
 
 def test_effect_information():
-    from framework import Dataset, Partition
+    from macrocause.framework import Dataset, Partition
 
     y = np.array([0, 0, 1, 1, 0, 1])
     ds = Dataset(np.zeros((6, 1)), target=y)
@@ -154,10 +154,10 @@ def test_effect_information():
 
 
 def test_neighbourhoods_refuse_past_the_memory_budget(monkeypatch):
-    from framework.errors import MemoryBudgetError
+    from macrocause.framework.errors import MemoryBudgetError
 
     X = np.zeros((3000, 2))  # every point is every point's neighbour: 4.5 million pairs
     monkeypatch.setenv("MACROCAUSE_MEMORY_LIMIT", "20MB")
     with pytest.raises(MemoryBudgetError, match="cafe_dbscan would need about .* neighbour pair"):
         registry.create("cafe_dbscan", eps=0.5, min_points=5, tau=0.3).partition(
-            __import__("framework").Dataset(X, target=np.arange(3000) % 2))
+            __import__("macrocause.framework").Dataset(X, target=np.arange(3000) % 2))

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-pipeline = pytest.importorskip("framework.pipeline")
+pipeline = pytest.importorskip("macrocause.framework.pipeline")
 
 EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "cafe_dbscan_macro.yaml"
 

@@ -5,9 +5,9 @@ import pytest
 from scipy.stats import chi2_contingency
 from sklearn.metrics import normalized_mutual_info_score
 
-from framework import Dataset, registry
-from framework.numeric import compact_labels as compact
-from plugins.cafe_dbscan._core import (
+from macrocause.framework import Dataset, registry
+from macrocause.framework.numeric import compact_labels as compact
+from macrocause.plugins.cafe_dbscan._core import (
     g_test,
     neighbourhoods,
     noise_rate,
@@ -157,7 +157,7 @@ def test_noise_raise_calls_a_sparse_cluster_noise_and_is_optional():
 
 
 def test_automatic_mode_keeps_a_sparse_state_pure_region(monkeypatch):
-    import plugins.cafe_dbscan.partitioner as mod
+    import macrocause.plugins.cafe_dbscan.partitioner as mod
 
     X, y, truth = dense_and_sparse_squares()
     ds = Dataset(X, target=y)

@@ -5,10 +5,14 @@ import numpy as np
 import pytest
 from sklearn.metrics import normalized_mutual_info_score
 
-from framework import registry
-from framework.errors import DataValidationError
-from plugins.cafe_dbscan.grouped import join_by_distribution, neighbour_dispersion, region_noise
-from plugins.cafe_dbscan.images import write_example_images
+from macrocause.framework import registry
+from macrocause.framework.errors import DataValidationError
+from macrocause.plugins.cafe_dbscan.grouped import (
+    join_by_distribution,
+    neighbour_dispersion,
+    region_noise,
+)
+from macrocause.plugins.cafe_dbscan.images import write_example_images
 
 LIGHTS = "traffic_light"
 

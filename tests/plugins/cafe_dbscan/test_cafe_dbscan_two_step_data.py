@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from framework import Dataset, registry
-from framework.errors import ConfigError, DataValidationError
+from macrocause.framework import Dataset, registry
+from macrocause.framework.errors import ConfigError, DataValidationError
 
 
 def two_regions(n=150, seed=0):
@@ -32,7 +32,7 @@ def test_two_step_recovers_two_regions(clusterer, extra):
 
 
 def test_two_step_tuning_picks_from_grid_and_is_deterministic():
-    from plugins.cafe_dbscan.two_step import GRIDS
+    from macrocause.plugins.cafe_dbscan.two_step import GRIDS
 
     X, y = two_regions(80)
     tsp = registry.create("cfl_two_step", classifier="logistic", n_clusters=2, seed=3)
@@ -63,7 +63,7 @@ def test_simulators_match_paper_sizes(name, n, k):
 
 
 def test_touching_shapes_in_ds2_and_ds3():
-    from plugins.cafe_dbscan.simulate import DISTRIBUTIONS, LAYOUTS, ROWS
+    from macrocause.plugins.cafe_dbscan.simulate import DISTRIBUTIONS, LAYOUTS, ROWS
 
     def tv(a, b):
         return 0.5 * np.abs(DISTRIBUTIONS[a] - DISTRIBUTIONS[b]).sum()
@@ -76,7 +76,7 @@ def test_touching_shapes_in_ds2_and_ds3():
 
 
 def test_image_folder(tmp_path):
-    from plugins.cafe_dbscan.images import write_example_images
+    from macrocause.plugins.cafe_dbscan.images import write_example_images
 
     write_example_images(tmp_path, n_per_state=2, width=6, height=12)
     ds = registry.create("image_folder", path=str(tmp_path), width=6, height=12).load()
@@ -97,8 +97,8 @@ def test_image_folder(tmp_path):
 
 def test_plots_write_files(tmp_path):
     pytest.importorskip("matplotlib")
-    from plugins.cafe_dbscan.images import write_example_images
-    from plugins.cafe_dbscan.plots import plot_clusters, plot_representatives
+    from macrocause.plugins.cafe_dbscan.images import write_example_images
+    from macrocause.plugins.cafe_dbscan.plots import plot_clusters, plot_representatives
 
     ds = registry.create("cafe_ds1", n_per_class=40, n_noise=20).load()
     part = registry.create("cafe_dbscan", eps=0.5, min_points=8, tau=0.4).partition(ds)

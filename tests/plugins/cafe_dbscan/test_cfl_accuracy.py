@@ -2,8 +2,8 @@
 
 import math
 
-from framework import Dataset, registry
-from plugins.cafe_dbscan.partitioner import two_squares
+from macrocause.framework import Dataset, registry
+from macrocause.plugins.cafe_dbscan.partitioner import two_squares
 
 
 def test_untuned_two_step_reports_no_accuracy_and_tuned_reports_a_number():

@@ -5,8 +5,8 @@ import pytest
 import scipy.sparse as sp
 from scipy.optimize import minimize
 
-from framework import ConfigError, DataValidationError, registry
-from plugins.cause_fs import _solvers as S
+from macrocause.framework import ConfigError, DataValidationError, registry
+from macrocause.plugins.cause_fs import _solvers as S
 
 
 def _slsqp_simplex(fun, n):
@@ -162,7 +162,7 @@ def test_tree_neighbours_give_the_brute_force_selection(monkeypatch, method, par
     rng = np.random.default_rng(3)
     y = np.repeat(np.arange(4), 30)
     X = np.column_stack([y[:, None] + 0.3 * rng.standard_normal((120, 6)), rng.random((120, 14))])
-    from framework import Dataset
+    from macrocause.framework import Dataset
 
     fast = registry.create(method, n_select=8, **params).partition(Dataset(X)).info["selected"]
     monkeypatch.setattr(S, "nearest", _brute_nearest)
@@ -185,7 +185,7 @@ def test_fs_synthetic_shifts_only_the_informative_features():
 
 
 def test_stratified_draw_keeps_class_shares_and_is_seeded():
-    from plugins.cause_fs.sources import stratified_draw
+    from macrocause.plugins.cause_fs.sources import stratified_draw
 
     y = np.repeat([0, 1, 2], [50, 30, 20])
     idx = stratified_draw(y, 10, seed=3)

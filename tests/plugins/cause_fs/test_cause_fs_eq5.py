@@ -4,8 +4,8 @@ the Eq. (15) balance kernel, the mu QP of Eq. (16) as a function of mu, and the 
 import numpy as np
 import pytest
 
-from plugins.cause_fs import _core
-from plugins.cause_fs import _solvers as S
+from macrocause.plugins.cause_fs import _core
+from macrocause.plugins.cause_fs import _solvers as S
 
 N, D, H = 24, 6, 3
 

@@ -1,6 +1,6 @@
 import numpy as np
 
-from plugins.cause_fs.plots import plot_objective, plot_selected_pixels
+from macrocause.plugins.cause_fs.plots import plot_objective, plot_selected_pixels
 
 
 def test_plots_write_files(tmp_path):

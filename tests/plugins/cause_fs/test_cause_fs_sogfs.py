@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from framework import ConfigError, registry
+from macrocause.framework import ConfigError, registry
 
 
 def _blobs(n=60, seed=0):

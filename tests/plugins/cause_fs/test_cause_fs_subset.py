@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from framework import registry
-from plugins.cause_fs._subset import greedy_subset
+from macrocause.framework import registry
+from macrocause.plugins.cause_fs._subset import greedy_subset
 
 
 def naive_greedy(X, F, w, c, ridge=1e-3):

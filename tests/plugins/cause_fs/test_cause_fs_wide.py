@@ -6,11 +6,11 @@ from scipy.cluster.hierarchy import fcluster, linkage
 from scipy.spatial.distance import pdist
 from sklearn.metrics import calinski_harabasz_score
 
-from framework import Dataset
-from framework.errors import MemoryBudgetError
-from plugins.cause_fs import _core, _solvers, sogfs
-from plugins.cause_fs._kernels import ward_1d, ward_condensed
-from plugins.cause_fs.selector import CauseFS, cause_fs_memory, minmax
+from macrocause.framework import Dataset
+from macrocause.framework.errors import MemoryBudgetError
+from macrocause.plugins.cause_fs import _core, _solvers, sogfs
+from macrocause.plugins.cause_fs._kernels import ward_1d, ward_condensed
+from macrocause.plugins.cause_fs.selector import CauseFS, cause_fs_memory, minmax
 
 
 def _data(n, d, seed=1, informative=4):

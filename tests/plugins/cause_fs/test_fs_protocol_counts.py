@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from framework import Dataset, Partition, registry
-from framework.errors import DataValidationError
+from macrocause.framework import Dataset, Partition, registry
+from macrocause.framework.errors import DataValidationError
 
 
 def _case():

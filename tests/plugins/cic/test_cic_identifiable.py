@@ -4,12 +4,12 @@ grows with N, Eq. 6's does not), and a small recovery the previous defaults miss
 import numpy as np
 import pytest
 
-from framework import CausalGraph, registry
-from plugins.cic._climb import sample_edges
-from plugins.cic._ils import climb_edges
-from plugins.cic.exhaustive import set_partitions
-from plugins.cic.search import engine_for
-from plugins.cic.simulate import identifiable_truth, random_cluster_dag
+from macrocause.framework import CausalGraph, registry
+from macrocause.plugins.cic._climb import sample_edges
+from macrocause.plugins.cic._ils import climb_edges
+from macrocause.plugins.cic.exhaustive import set_partitions
+from macrocause.plugins.cic.search import engine_for
+from macrocause.plugins.cic.simulate import identifiable_truth, random_cluster_dag
 
 
 def _sets(graph: CausalGraph):

@@ -4,18 +4,18 @@ per-pair path exactly (same floats), and a search with them the same result."""
 import numpy as np
 import pytest
 
-from framework import Dataset, registry
-from framework.entropy import DiscreteEntropies
-from plugins.cic import _climb
-from plugins.cic._kernels import (
+from macrocause.framework import Dataset, registry
+from macrocause.framework.entropy import DiscreteEntropies
+from macrocause.plugins.cic import _climb
+from macrocause.plugins.cic._kernels import (
     block_sum,
     log_stirling2_row,
     log_stirling2_table,
     pairwise_mi_matrix,
 )
-from plugins.cic._knn import knn_mutual_information, knn_pairwise_mi
-from plugins.cic.engine import CICEngine, prepare_continuous
-from plugins.cic.simulate import scenario
+from macrocause.plugins.cic._knn import knn_mutual_information, knn_pairwise_mi
+from macrocause.plugins.cic.engine import CICEngine, prepare_continuous
+from macrocause.plugins.cic.simulate import scenario
 
 
 def old_pairwise_sum(eng, C, P):
@@ -76,7 +76,7 @@ def test_stirling_table_cached_and_equal_to_the_old_recursions():
 
 def test_uniform_partition_draws_as_with_the_old_table(monkeypatch):
     new = [_climb.uniform_partition(9, m, np.random.default_rng(m)) for m in range(1, 10)]
-    monkeypatch.setattr("plugins.cic._kernels.log_stirling2_table", lambda d, m: old_stirling_table(d))
+    monkeypatch.setattr("macrocause.plugins.cic._kernels.log_stirling2_table", lambda d, m: old_stirling_table(d))
     old = [_climb.uniform_partition(9, m, np.random.default_rng(m)) for m in range(1, 10)]
     for a, b in zip(new, old):
         np.testing.assert_array_equal(a, b)
@@ -109,7 +109,7 @@ def old_kth_distance(joint, k):
 
 @pytest.mark.parametrize("d", [1, 3, 7])
 def test_leaf_ordered_kth_distance_equals_brute_force_and_row_order(d):
-    from plugins.cic._knn import _kth_distance
+    from macrocause.plugins.cic._knn import _kth_distance
 
     rng = np.random.default_rng(d)
     for X in (rng.standard_normal((150, d)), np.round(rng.standard_normal((150, d)))):  # with exact ties
@@ -132,15 +132,15 @@ def test_kl_search_same_result_as_row_order_search(monkeypatch):
         return res["graph"], res["restart_scores"], dict(scorer.engine(ds).kl._h)
 
     new = run()
-    monkeypatch.setattr("plugins.cic._knn._kth_distance", old_kth_distance)
+    monkeypatch.setattr("macrocause.plugins.cic._knn._kth_distance", old_kth_distance)
     old = run()
     assert new[0] == old[0] and new[1] == old[1] and new[2] == old[2]
 
 
 @pytest.mark.parametrize("threads", ["1", "2", ""])
 def test_kth_distance_and_counts_are_the_same_with_any_thread_budget(monkeypatch, threads):
-    from framework.execution import thread_budget
-    from plugins.cic._knn import _kth_distance, count_within
+    from macrocause.framework.execution import thread_budget
+    from macrocause.plugins.cic._knn import _kth_distance, count_within
 
     monkeypatch.setenv("OMP_NUM_THREADS", threads)
     assert thread_budget() == (int(threads) if threads else -1)

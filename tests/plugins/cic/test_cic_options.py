@@ -6,12 +6,12 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from framework import Dataset, registry
-from framework.dag_climb import climb_edges, is_acyclic
-from framework.errors import ConfigError, DataValidationError
-from plugins.cic._climb import m_probabilities, sample_clustering, uniform_partition
-from plugins.cic.engine import CICEngine, rank_transform
-from plugins.cic.simulate import scenario
+from macrocause.framework import Dataset, registry
+from macrocause.framework.dag_climb import climb_edges, is_acyclic
+from macrocause.framework.errors import ConfigError, DataValidationError
+from macrocause.plugins.cic._climb import m_probabilities, sample_clustering, uniform_partition
+from macrocause.plugins.cic.engine import CICEngine, rank_transform
+from macrocause.plugins.cic.simulate import scenario
 
 
 # -- distribution of m ---------------------------------------------------------------------------
@@ -97,7 +97,7 @@ def test_plain_climb_ends_in_a_local_optimum():
     eng = registry.create("bic").engine(ds)
     cl = [(i,) for i in range(ds.n_variables)]
     adj, score = climb_edges(eng, cl, np.zeros((7, 7), bool), 1000)
-    from framework.dag_climb import total_score
+    from macrocause.framework.dag_climb import total_score
 
     assert score == pytest.approx(total_score(eng, cl, adj))
     for new in _neighbours(adj):
@@ -133,7 +133,7 @@ def test_rank_transform_breaks_ties_and_keeps_order():
 
 
 def test_kl_estimator_cache_equals_uncached():
-    from plugins.cic._knn import knn_entropy
+    from macrocause.plugins.cic._knn import knn_entropy
 
     rng = np.random.default_rng(0)
     x = rng.standard_normal((600, 1))

@@ -5,12 +5,12 @@ import math
 import numpy as np
 import pytest
 
-from framework import CausalGraph, Dataset, registry
-from framework.entropy import encode_columns
-from framework.errors import DataValidationError
-from framework.numeric_kernels import joint_entropy
-from plugins.cic._kernels import log_stirling2_row
-from plugins.cic.engine import CICEngine
+from macrocause.framework import CausalGraph, Dataset, registry
+from macrocause.framework.entropy import encode_columns
+from macrocause.framework.errors import DataValidationError
+from macrocause.framework.numeric_kernels import joint_entropy
+from macrocause.plugins.cic._kernels import log_stirling2_row
+from macrocause.plugins.cic.engine import CICEngine
 
 # x0, x1, x2 over 4 samples
 TABLE = np.array([[0, 0, 1], [0, 1, 1], [1, 1, 0], [1, 1, 1]])
@@ -103,7 +103,7 @@ def test_bic_matches_pgmpy():
 
 
 def test_knn_estimators_against_gaussian_closed_forms():
-    from plugins.cic._knn import (
+    from macrocause.plugins.cic._knn import (
         knn_conditional_mi,
         knn_entropy,
         knn_mutual_information,

@@ -3,11 +3,11 @@
 import numpy as np
 import pytest
 
-from framework import CausalGraph, Partition, registry
-from framework.dag_climb import climb_edges, is_acyclic, parent_vars
-from plugins.cic._climb import cluster_neighbours, sample_clustering, sample_edges
-from plugins.cic.search import to_graph
-from plugins.cic.simulate import random_cluster_dag, scenario, xor_example
+from macrocause.framework import CausalGraph, Partition, registry
+from macrocause.framework.dag_climb import climb_edges, is_acyclic, parent_vars
+from macrocause.plugins.cic._climb import cluster_neighbours, sample_clustering, sample_edges
+from macrocause.plugins.cic.search import to_graph
+from macrocause.plugins.cic.simulate import random_cluster_dag, scenario, xor_example
 
 
 @pytest.fixture(scope="module")
@@ -121,8 +121,8 @@ def test_data_sources_ship_truth():
 def test_greedy_dag_rejects_a_variable_partition_init_before_any_compute():
     """greedy_dag declares init_accepts = ("graph",): a pipeline giving it a variable partition fails
     at validation, before data is loaded or any step runs."""
-    from framework import PipelineError
-    from framework.pipeline import Pipeline
+    from macrocause.framework import PipelineError
+    from macrocause.framework.pipeline import Pipeline
 
     with pytest.raises(PipelineError, match="greedy_dag takes as 'init' a graph, but 'groups' gives a "
                                             "partition of variables"):

@@ -3,10 +3,10 @@
 import numpy as np
 import pytest
 
-from framework import CausalGraph, Dataset, registry
-from framework.errors import DataValidationError
-from plugins.cic.exhaustive import all_dags, bell, set_partitions
-from plugins.cic.simulate import scenario, xor_example
+from macrocause.framework import CausalGraph, Dataset, registry
+from macrocause.framework.errors import DataValidationError
+from macrocause.plugins.cic.exhaustive import all_dags, bell, set_partitions
+from macrocause.plugins.cic.simulate import scenario, xor_example
 
 C1 = ["X1", "X2", "X3"]
 

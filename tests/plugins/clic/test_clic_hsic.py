@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 from scipy.special import gammaincc
 
-from framework.numeric_kernels import log_gamma_q
-from plugins.clic import _kernels as K
-from plugins.clic.hsic import cluster_bandwidths, hsic_test, median_bandwidth
+from macrocause.framework.numeric_kernels import log_gamma_q
+from macrocause.plugins.clic import _kernels as K
+from macrocause.plugins.clic.hsic import cluster_bandwidths, hsic_test, median_bandwidth
 
 
 def _dense_hsic(x, y, sx, sy):

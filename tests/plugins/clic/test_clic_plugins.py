@@ -3,10 +3,10 @@
 import numpy as np
 import pytest
 
-from framework import Dataset, Partition, registry
-from framework.errors import DataValidationError
-from plugins.clic.rank import estimate_rank, ratio_rank, splits
-from plugins.clic.simulate import product_mixture
+from macrocause.framework import Dataset, Partition, registry
+from macrocause.framework.errors import DataValidationError
+from macrocause.plugins.clic.rank import estimate_rank, ratio_rank, splits
+from macrocause.plugins.clic.simulate import product_mixture
 
 
 def test_splits_count():
@@ -141,8 +141,8 @@ def test_composition_pc_explains_dependence_by_clic_labels():
 @pytest.mark.parametrize("rank, vote, conf", [(1, 1.0, 0.0), (2, 1.0, 1.0), (4, 1.0, 1.0), (5, 1.0, 0.0),
                                               (3, 2 / 3, 0.5), (3, 0.5, 0.5)])
 def test_kernel_rank_calibrated_rule(monkeypatch, rank, vote, conf):
-    from plugins.clic import evaluators
-    from plugins.clic import rank as rank_module
+    from macrocause.plugins.clic import evaluators
+    from macrocause.plugins.clic import rank as rank_module
 
     est = rank_module.RankEstimate(rank, (rank,) * 3, vote, np.ones(3))
     monkeypatch.setattr(rank_module, "estimate_rank", lambda *a, **k: est)
@@ -154,8 +154,8 @@ def test_kernel_rank_calibrated_rule(monkeypatch, rank, vote, conf):
 
 
 def test_kernel_rank_readings_share_one_computation(monkeypatch):
-    from plugins.clic import evaluators
-    from plugins.clic import rank as rank_module
+    from macrocause.plugins.clic import evaluators
+    from macrocause.plugins.clic import rank as rank_module
 
     calls = []
     real = rank_module.estimate_rank

@@ -5,11 +5,11 @@ import itertools
 import numpy as np
 import pytest
 
-from framework import Dataset, Partition, registry
-from plugins.clic import _kernels as K
-from plugins.clic.evaluators import squared_mmd
-from plugins.clic.hsic import cluster_bandwidths, median_bandwidth
-from plugins.clic.simulate import product_mixture
+from macrocause.framework import Dataset, Partition, registry
+from macrocause.plugins.clic import _kernels as K
+from macrocause.plugins.clic.evaluators import squared_mmd
+from macrocause.plugins.clic.hsic import cluster_bandwidths, median_bandwidth
+from macrocause.plugins.clic.simulate import product_mixture
 
 
 def _objective(X, labels, m, sig):
@@ -111,7 +111,7 @@ def test_mmd_matching_takes_the_best_permutation():
 
 
 def test_search_options_reject_unknown_values():
-    from framework.errors import ConfigError
+    from macrocause.framework.errors import ConfigError
 
     for name, bad in (("init", "spectral"), ("moves", "all"), ("stop", "never")):
         with pytest.raises(ConfigError, match=name):
@@ -121,7 +121,11 @@ def test_search_options_reject_unknown_values():
 def test_low_rank_kernel_mode_matches_exact_on_small_data():
     from scipy.linalg import svdvals
 
-    from plugins.clic.rank import estimate_rank, incomplete_cholesky, neighbour_bandwidths
+    from macrocause.plugins.clic.rank import (
+        estimate_rank,
+        incomplete_cholesky,
+        neighbour_bandwidths,
+    )
 
     for m, seed in ((2, 0), (3, 1)):
         X = product_mixture(m, 3, 80, seed)[0]
@@ -140,7 +144,7 @@ def test_low_rank_kernel_mode_matches_exact_on_small_data():
 
 
 def test_kernel_rank_switches_to_low_rank_above_the_size(monkeypatch):
-    from plugins.clic import rank
+    from macrocause.plugins.clic import rank
 
     calls = []
     real = rank._estimate_low_rank
@@ -166,7 +170,7 @@ def _state_with_wrong_points(seed=1):
 
 
 def test_clic_low_rank_scores_equal_exact_within_the_tolerance():
-    from plugins.clic.lowrank import features, member_sums, pivoted_cholesky
+    from macrocause.plugins.clic.lowrank import features, member_sums, pivoted_cholesky
 
     X, labels, sig, R, Sv, scal, counts, logp = _state_with_wrong_points()
     target, gain = K.exact_gains(X, labels, sig, R, Sv, scal, counts, logp, 10)
@@ -184,7 +188,7 @@ def test_clic_low_rank_scores_equal_exact_within_the_tolerance():
 
 
 def test_clic_low_rank_mode_equals_exact_on_small_data(monkeypatch):
-    from plugins.clic import rank
+    from macrocause.plugins.clic import rank
 
     X = product_mixture(3, 3, 60, 1)[0]
     kw = {"n_components": 3, "init": "random", "seed": 0, "max_iter": 2}

@@ -5,10 +5,10 @@ import warnings
 import numpy as np
 import pytest
 
-from framework import CausalGraph, registry
-from framework.errors import ConfigError
-from plugins.datasets.bif import read_network
-from plugins.datasets.networks import DISCRETE, GAUSSIAN, sample_discrete
+from macrocause.framework import CausalGraph, registry
+from macrocause.framework.errors import ConfigError
+from macrocause.plugins.datasets.bif import read_network
+from macrocause.plugins.datasets.networks import DISCRETE, GAUSSIAN, sample_discrete
 
 
 def pgmpy_model(name):
@@ -90,7 +90,7 @@ def test_seeded_and_every_network_listed():
     assert isinstance(a.truth["cpdag"], CausalGraph)
     assert len(DISCRETE) == 24 and len(GAUSSIAN) == 4
     for name in DISCRETE + GAUSSIAN:  # every bundled file is there (read lazily by the source)
-        from plugins.datasets.bif import models_dir
+        from macrocause.plugins.datasets.bif import models_dir
 
         assert any((models_dir() / f"{name}{ext}").exists() for ext in (".bif.gz", ".json"))
 

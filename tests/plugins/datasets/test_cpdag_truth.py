@@ -6,8 +6,8 @@ from pathlib import Path
 
 import numpy as np
 
-from framework import CausalGraph
-from plugins.datasets.simulate import cpdag_adjacency
+from macrocause.framework import CausalGraph
+from macrocause.plugins.datasets.simulate import cpdag_adjacency
 
 REPO = Path(__file__).resolve().parents[3]
 
@@ -39,7 +39,7 @@ def test_equal_to_pgmpy_on_random_dags():
 
 
 def test_simulators_load_without_importing_pgmpy():
-    code = ("import sys; from framework import registry; registry.load_data('discrete_bn'); "
+    code = ("import sys; from macrocause.framework import registry; registry.load_data('discrete_bn'); "
             "registry.load_data('linear_gaussian'); print('pgmpy' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=300)
     assert out.stdout.strip() == "False", out.stderr

@@ -5,9 +5,9 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from framework import registry
-from framework.cli import main
-from framework.errors import DataValidationError
+from macrocause.framework import registry
+from macrocause.framework.cli import main
+from macrocause.framework.errors import DataValidationError
 
 
 def _two_groups(path, labels):
@@ -108,7 +108,7 @@ def test_one_path_rule_yaml_folder_then_working_directory_then_macrocause_data(t
     assert registry.load_data(source, path=name).shape[0] in (2, 4)  # found in MACROCAUSE_DATA
     make(cwd / name)
     (cwd / name).write_bytes((shared / name).read_bytes())
-    from framework.pipeline import load_dataset
+    from macrocause.framework.pipeline import load_dataset
 
     spec = {"csv": name} if source == "csv" else {"source": "mat", "params": {"path": name}}
     (yaml_dir / name).write_text("a\n1\n2\n3\n") if source == "csv" else None

@@ -5,8 +5,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from framework import CausalGraph, Partition, registry
-from framework.errors import ConfigError, DataValidationError
+from macrocause.framework import CausalGraph, Partition, registry
+from macrocause.framework.errors import ConfigError, DataValidationError
 
 SHARED = Path(__file__).resolve().parents[3].parent / "shared" / "data" / "sachs"
 
@@ -48,7 +48,7 @@ def test_sachs_subset_and_log():
 def test_shipped_sachs_files_equal_the_shared_data():
     if not SHARED.is_dir():
         pytest.skip("../shared/data/sachs not present")
-    from plugins.datasets.sachs import DATA_DIR
+    from macrocause.plugins.datasets.sachs import DATA_DIR
 
     for f in SHARED.glob("*.csv"):
         assert (DATA_DIR / f.name).read_bytes() == f.read_bytes(), f.name

@@ -5,17 +5,17 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import plugins.baselines
-from framework import Dataset, Partition, registry
-from framework.errors import DataValidationError
-from framework.testing.examples import blobs
+import macrocause.plugins.baselines
+from macrocause.framework import Dataset, Partition, registry
+from macrocause.framework.errors import DataValidationError
+from macrocause.framework.testing.examples import blobs
 
 BENCH = Path(__file__).resolve().parents[3] / "benchmarks" / "disco" / "bench_plugins.py"
 
 
 @pytest.fixture
 def bench(plugin_registry):
-    plugin_registry.register_module(plugins.baselines, "baselines", "baselines")
+    plugin_registry.register_module(macrocause.plugins.baselines, "baselines", "baselines")
     plugin_registry.load_files([BENCH])
     return plugin_registry
 
@@ -59,14 +59,14 @@ def test_k_from_truth_scales_the_true_number_of_classes(bench):
 
 
 def test_the_cvi_grid_validates(bench):
-    import plugins.datasets
-    import plugins.disco
-    import plugins.metrics
-    from framework.compare import Grid
+    import macrocause.plugins.datasets
+    import macrocause.plugins.disco
+    import macrocause.plugins.metrics
+    from macrocause.framework.compare import Grid
 
-    bench.register_module(plugins.disco, "disco", "disco")
-    bench.register_module(plugins.metrics, "metrics", "metrics")
-    bench.register_module(plugins.datasets, "datasets", "datasets")  # the sets are read by `csv`
+    bench.register_module(macrocause.plugins.disco, "disco", "disco")
+    bench.register_module(macrocause.plugins.metrics, "metrics", "metrics")
+    bench.register_module(macrocause.plugins.datasets, "datasets", "datasets")  # the sets are read by `csv`
     grid, base = Grid.from_yaml(BENCH.parent / "cvi.yaml")
     tasks = grid.tasks(base)
     assert grid.name == "disco_cvi" and len(tasks) == 9 * 21  # 9 sets x 21 labellings, seed 0

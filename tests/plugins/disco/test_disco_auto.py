@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 from pydantic import Field
 
-from framework import Dataset, Params, Partition, Partitioner, hookimpl, registry
-from framework.errors import ConfigError
-from framework.registry import Registry, get_registry, reset
+from macrocause.framework import Dataset, Params, Partition, Partitioner, hookimpl, registry
+from macrocause.framework.errors import ConfigError
+from macrocause.framework.registry import Registry, get_registry, reset
 
 
 def _data(seed=0):
@@ -92,7 +92,7 @@ def test_bad_configuration():
 def test_example_pipeline_runs():
     from pathlib import Path
 
-    from framework.pipeline import Pipeline
+    from macrocause.framework.pipeline import Pipeline
 
     root = Path(__file__).resolve().parents[3]
     if not (root.parent / "shared" / "data" / "clustering" / "compound.csv").exists():

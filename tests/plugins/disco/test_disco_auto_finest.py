@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from plugins.disco.auto import is_degenerate, largest_fraction, select
+from macrocause.plugins.disco.auto import is_degenerate, largest_fraction, select
 
 
 def _rec(disco, labels):

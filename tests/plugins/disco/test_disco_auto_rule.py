@@ -3,9 +3,9 @@
 import numpy as np
 import pytest
 
-from framework import Dataset, Partition, registry
-from framework.errors import ConfigError
-from plugins.disco.auto import is_degenerate, select
+from macrocause.framework import Dataset, Partition, registry
+from macrocause.framework.errors import ConfigError
+from macrocause.plugins.disco.auto import is_degenerate, select
 
 GRID = {"eps": [0.5, 3.0]}
 

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from framework import registry
-from framework.errors import MemoryBudgetError
+from macrocause.framework import registry
+from macrocause.framework.errors import MemoryBudgetError
 
 sys.path.insert(0, str(Path(__file__).parent))
 from _brute import brute_disco  # noqa: E402
@@ -21,9 +21,9 @@ from _brute import brute_disco  # noqa: E402
 def test_blocked_mst_equals_prim(seed, n, d, min_points):
     """Exact core distances and MST weights, also with ties (a coarse grid), duplicates and
     a large offset (the screen's cancellation error is bounded, never trusted)."""
-    from plugins.disco._blocked import blocked_mst
-    from plugins.disco._disco import core_distances
-    from plugins.disco._kernels import prim_mst_dense
+    from macrocause.plugins.disco._blocked import blocked_mst
+    from macrocause.plugins.disco._disco import core_distances
+    from macrocause.plugins.disco._kernels import prim_mst_dense
 
     rng = np.random.default_rng(seed)
     X = rng.integers(0, 3, size=(n, d)).astype(float) * rng.choice([1.0, 1e-3, 1e3]) + 1e4
@@ -53,7 +53,7 @@ def test_backends_match_brute_force(backend):
 
 
 def test_auto_backend_by_dimension():
-    from plugins.disco._disco import choose_backend
+    from macrocause.plugins.disco._disco import choose_backend
 
     assert choose_backend(20_000, 2) == "tree"
     assert choose_backend(20_000, 100) == "blocked"
@@ -74,8 +74,8 @@ def test_bad_backend():
 
 @pytest.mark.parametrize("backend", ["tree", "blocked", "dense"])
 def test_evaluate_many_shares_the_preparation_and_gives_the_same_values(backend):
-    from framework import Dataset, Partition
-    from framework.errors import DataValidationError
+    from macrocause.framework import Dataset, Partition
+    from macrocause.framework.errors import DataValidationError
 
     rng = np.random.default_rng(4)
     X = np.concatenate([rng.normal(0, 1, (30, 3)), rng.normal(5, 1, (30, 3)), rng.uniform(-3, 8, (8, 3))])

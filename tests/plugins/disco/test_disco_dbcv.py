@@ -5,7 +5,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from framework import registry
+from macrocause.framework import registry
 
 SHARED = Path(__file__).resolve().parents[3].parent / "shared" / "data" / "dbcv_reference"
 # dbcv_reference/README.md: MATLAB original = FelSiq sqeuclidean + original MST

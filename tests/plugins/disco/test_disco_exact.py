@@ -6,7 +6,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from framework import registry
+from macrocause.framework import registry
 
 SHARED = Path(__file__).resolve().parents[3].parent / "shared" / "data"
 REFS = [("clustering", SHARED / "clustering" / "disco_gt_reference.jsonl"),

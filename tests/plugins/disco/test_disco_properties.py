@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from framework import Dataset, Partition, registry
-from framework.errors import DataValidationError
+from macrocause.framework import Dataset, Partition, registry
+from macrocause.framework.errors import DataValidationError
 
 sys.path.insert(0, str(Path(__file__).parent))
 from _brute import brute_disco  # noqa: E402
@@ -44,8 +44,8 @@ def test_matches_brute_force(case):
 @given(st.integers(0, 10_000), st.integers(30, 150))
 def test_mst_is_minimal(seed, n):
     """The Boruvka KD-tree MST has the weight of Prim's dense MST (ties from a grid)."""
-    from plugins.disco._disco import core_distances, mutual_reachability_mst
-    from plugins.disco._kernels import prim_mst_dense
+    from macrocause.plugins.disco._disco import core_distances, mutual_reachability_mst
+    from macrocause.plugins.disco._kernels import prim_mst_dense
 
     rng = np.random.default_rng(seed)
     X = rng.integers(0, 6, size=(n, 2)).astype(float) + (rng.random((n, 2)) < 0.5) * rng.random((n, 2))
@@ -149,7 +149,7 @@ def test_wrong_length_and_params():
     X, y = _blobs_with_noise()
     with pytest.raises(DataValidationError):
         registry.create("disco").evaluate(Dataset(X), y[:-1])
-    from framework.errors import ConfigError
+    from macrocause.framework.errors import ConfigError
 
     with pytest.raises(ConfigError, match="min_points"):
         registry.create("disco", min_points=0)

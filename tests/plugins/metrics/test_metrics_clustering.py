@@ -6,8 +6,8 @@ import math
 import numpy as np
 import pytest
 
-from framework import Dataset, Partition, registry
-from framework.errors import DataValidationError
+from macrocause.framework import Dataset, Partition, registry
+from macrocause.framework.errors import DataValidationError
 
 DS6 = Dataset(np.arange(12.0).reshape(6, 2))
 

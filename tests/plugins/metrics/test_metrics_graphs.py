@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from framework import CausalGraph, Dataset, registry
-from framework.errors import DataValidationError
+from macrocause.framework import CausalGraph, Dataset, registry
+from macrocause.framework.errors import DataValidationError
 
 V = ["a", "b", "c", "d"]
 DS = Dataset(np.random.default_rng(0).standard_normal((10, 4)), names=V)
@@ -112,7 +112,7 @@ def test_only_shared_variables_are_compared():
 def test_graph_metrics_need_a_true_graph():
     with pytest.raises(DataValidationError, match="truth"):
         registry.create("shd").evaluate(DS, TRUTH)
-    from framework import Partition
+    from macrocause.framework import Partition
 
     with pytest.raises(DataValidationError, match="rates a graph"):
         registry.create("shd").evaluate(DS, Partition(np.zeros(10, dtype=int)), TRUTH)

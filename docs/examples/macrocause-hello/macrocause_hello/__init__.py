@@ -1,6 +1,6 @@
 """A third-party macrocause plugin, registered through its own entry point."""
 
-from framework import hookimpl
+from macrocause import hookimpl
 
 
 @hookimpl

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from framework import Dataset, Evaluation, Evaluator, Metric, Partition
+from macrocause import Dataset, Evaluation, Evaluator, Metric, Partition
 
 
 class BinBalance(Evaluator):

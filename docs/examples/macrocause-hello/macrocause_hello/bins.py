@@ -3,7 +3,7 @@
 import numpy as np
 from pydantic import Field
 
-from framework import Dataset, DataValidationError, Params, Partition, Partitioner
+from macrocause import Dataset, DataValidationError, Params, Partition, Partitioner
 
 
 class QuantileBinsParams(Params):

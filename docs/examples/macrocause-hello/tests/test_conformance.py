@@ -1,8 +1,8 @@
 from macrocause_hello.balance import BinBalance
 from macrocause_hello.bins import QuantileBins
 
-from framework.testing.checks import parametrize_with_checks
-from framework.testing.manifest import check_manifest
+from macrocause.framework.testing.checks import parametrize_with_checks
+from macrocause.framework.testing.manifest import check_manifest
 
 
 @parametrize_with_checks([QuantileBins(), QuantileBins(n_bins=3), BinBalance()])
