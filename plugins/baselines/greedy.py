@@ -104,7 +104,7 @@ class GreedyDAG(Searcher):
     """
 
     name = "greedy_dag"
-    requires = ("bic",)
+    requires = ("bic", "pc")
     scale_invariant = "column"
     Params = GreedyDAGParams
     paper = "Heckerman, Geiger, Chickering, Machine Learning 1995"

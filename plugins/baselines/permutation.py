@@ -54,6 +54,7 @@ class GRaSPParams(PermutationParams):
 class _Permutation(Searcher):
     uses_scorer = True
     default_scorer = "bic"
+    requires = ("bic",)
     scale_invariant = "column"
 
     def check_data(self, data: Dataset) -> None:

@@ -23,7 +23,7 @@ def test_the_grid_names_every_method_and_the_probe_reports_first_and_warm_calls(
     methods = {t.pipeline.steps[0].params["method"] for t in tasks}
     assert methods <= shipped and shipped - methods <= {
         "csv", "mat", "image_folder", "sachs", "digits", "wdbc", "anm_triple", "clic_sim_link", "cafe_ds1",
-        "cafe_ds2", "cafe_ds3", "cafe_shapes", "cafe_digits", "cic_xor"}  # data read from files or fixed sets
+        "cafe_ds2", "cafe_ds3", "cafe_shapes", "cafe_digits", "cic_xor", "traffic_lights"}  # data read from files or fixed sets
     data = Dataset(np.zeros((4, 2)))
     part = registry.create("first_call_probe", method="all_features").partition(data)
     ev = registry.create("first_call_cost").evaluate(data, part, None)
