@@ -21,7 +21,7 @@ print(ds)
 # The three searches: CIC's greedy cluster search with its own scorer, PC with the
 # G-squared test, and Hill-Climb with its default score.
 graphs = {
-    "CIC": registry.create("cic_greedy", restarts=100, seed=0).search(ds, scorer="cic"),
+    "CIC": registry.create("cic_greedy", seed=0).search(ds, scorer="cic"),
     "PC": registry.create("pc", alpha=0.01, indep_test="gsq").search(ds),
     "Hill-Climb": registry.create("hill_climb").search(ds),
 }

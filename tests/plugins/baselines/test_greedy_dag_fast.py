@@ -73,7 +73,7 @@ def test_greedy_dag_discrete_result_equals_the_old_implementation(seed, monkeypa
 
 
 def test_discrete_greedy_dag_does_not_start_numba():
-    code = ("import sys\nfrom framework import registry\n"
+    code = ("import sys\nfrom macrocause import registry\n"
             "ds = registry.load_data('discrete_bn', n_variables=5, n_samples=200, seed=0)\n"
             "registry.create('greedy_dag', restarts=1, pc_start=False).search(ds, scorer='bic')\n"
             "print('numba' in sys.modules)\n")
