@@ -112,6 +112,11 @@ class GreedyDAG(Searcher):
     init_accepts = ("graph",)
     default_scorer = "bic"
 
+    def sample_minimum(self, data: Dataset) -> int:
+        """d + 1 unless every variable is discrete: a Gaussian family with up to d - 1 parents fits
+        d coefficients and a variance (greedy_dag has no parent limit)."""
+        return 2 if data.is_discrete else data.n_variables + 1
+
     def memory_estimate(self, data: Dataset) -> MemoryEstimate:
         """About 2 kB d^2: move-gain tables and the local-score cache (measured at d = 60, 80, 120)."""
         d = data.n_variables

@@ -34,7 +34,7 @@ def rename(obj, names: dict[str, str]):
                        discrete=obj.discrete, truth=rename(obj.truth, names), name=obj.name)
     if isinstance(obj, CausalGraph):
         return CausalGraph([[names.get(v, v) for v in c] for c in obj.clusters],
-                           obj.directed, obj.undirected)
+                           obj.directed, obj.undirected, obj.bidirected, obj.partially_directed, obj.nondirected)
     if isinstance(obj, Partition) and obj.names is not None:
         return Partition(obj.labels, axis=obj.axis, info=obj.info,
                          names=[names.get(v, v) for v in obj.names])
