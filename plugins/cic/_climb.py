@@ -17,6 +17,34 @@ def _without(clusters: list[Idx], adj: np.ndarray, drop: int) -> tuple[list[Idx]
     return [clusters[i] for i in keep], adj[np.ix_(keep, keep)]
 
 
+def move_variable(clusters: list[Idx], adj: np.ndarray, v: int, a: int, b: int):
+    """Move variable v from cluster a to cluster b (b = len(clusters): a new cluster without edges)."""
+    m = len(clusters)
+    cl, A = list(clusters), adj
+    if b == m:
+        cl.append((v,))
+        A = np.zeros((m + 1, m + 1), dtype=bool)
+        A[:m, :m] = adj
+    else:
+        cl[b] = tuple(sorted(cl[b] + (v,)))
+    cl[a] = tuple(x for x in cl[a] if x != v)
+    if not cl[a]:
+        cl, A = _without(cl, A, a)
+    return cl, A
+
+
+def merge(clusters: list[Idx], adj: np.ndarray, a: int, b: int):
+    """Merge clusters a and b; the merged cluster takes both clusters' edges (None if that makes a cycle)."""
+    cl = list(clusters)
+    cl[a] = tuple(sorted(clusters[a] + clusters[b]))
+    A = adj.copy()
+    A[a, :] |= A[b, :]
+    A[:, a] |= A[:, b]
+    A[a, a] = False
+    cl, A = _without(cl, A, b)
+    return (cl, A) if is_acyclic(A) else None
+
+
 def cluster_neighbours(clusters: list[Idx], adj: np.ndarray, m_range: tuple[int, int] | None = None):
     """Clusterings one move away: move a variable to another or to a new cluster; merge two clusters.
 
@@ -33,31 +61,14 @@ def cluster_neighbours(clusters: list[Idx], adj: np.ndarray, m_range: tuple[int,
             for b in targets:
                 if not rest and m - 1 < lo:
                     continue
-                cl = list(clusters)
-                A = adj
-                if b == m:
-                    cl.append((v,))
-                    A = np.zeros((m + 1, m + 1), dtype=bool)
-                    A[:m, :m] = adj
-                else:
-                    cl[b] = tuple(sorted(cl[b] + (v,)))
-                cl[a] = rest
-                if not rest:
-                    cl, A = _without(cl, A, a)
-                yield cl, A
+                yield move_variable(clusters, adj, v, a, b)
     if m - 1 < lo:
         return
     for a in range(m):
         for b in range(a + 1, m):
-            cl = list(clusters)
-            cl[a] = tuple(sorted(clusters[a] + clusters[b]))
-            A = adj.copy()
-            A[a, :] |= A[b, :]
-            A[:, a] |= A[:, b]
-            A[a, a] = False
-            cl, A = _without(cl, A, b)
-            if is_acyclic(A):
-                yield cl, A
+            moved = merge(clusters, adj, a, b)
+            if moved is not None:
+                yield moved
 
 
 def climb(eng, clusters: list[Idx], adj: np.ndarray, max_steps: int, cluster_moves: bool,

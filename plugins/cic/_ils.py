@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from macrocause.framework.dag_climb import bool_product, closure, is_acyclic
+from macrocause.framework.dag_climb import bool_product, closure
 
-from ._climb import sample_clustering, sample_edges
+from ._climb import merge, move_variable, sample_clustering, sample_edges
 
 Idx = tuple[int, ...]
 TOL = 1e-9
@@ -86,39 +86,6 @@ def climb_edges(eng, clusters: list[Idx], adj: np.ndarray, max_steps: int) -> tu
             refresh(a)
         refresh(b)
     return adj, float(cur.sum() + eng.structure(m, int(adj.sum())))
-
-
-def _drop(clusters: list[Idx], adj: np.ndarray, i: int) -> tuple[list[Idx], np.ndarray]:
-    keep = [j for j in range(len(clusters)) if j != i]
-    return [clusters[j] for j in keep], adj[np.ix_(keep, keep)]
-
-
-def move_variable(clusters: list[Idx], adj: np.ndarray, v: int, a: int, b: int):
-    """Move variable v from cluster a to cluster b (b = len(clusters): a new cluster without edges)."""
-    m = len(clusters)
-    cl, A = list(clusters), adj
-    if b == m:
-        cl.append((v,))
-        A = np.zeros((m + 1, m + 1), dtype=bool)
-        A[:m, :m] = adj
-    else:
-        cl[b] = tuple(sorted(cl[b] + (v,)))
-    cl[a] = tuple(x for x in cl[a] if x != v)
-    if not cl[a]:
-        cl, A = _drop(cl, A, a)
-    return cl, A
-
-
-def merge(clusters: list[Idx], adj: np.ndarray, a: int, b: int):
-    """Merge clusters a and b; the merged cluster takes both clusters' edges (None if that makes a cycle)."""
-    cl = list(clusters)
-    cl[a] = tuple(sorted(clusters[a] + clusters[b]))
-    A = adj.copy()
-    A[a, :] |= A[b, :]
-    A[:, a] |= A[:, b]
-    A[a, a] = False
-    cl, A = _drop(cl, A, b)
-    return (cl, A) if is_acyclic(A) else None
 
 
 def cluster_step(eng, clusters: list[Idx], adj: np.ndarray, lo: int, hi: int):
