@@ -38,7 +38,7 @@ def selection_partition(scores: np.ndarray, n_select: int, names, labels=None, s
 class CauseFSParams(Params):
     n_select: int = Field(20, ge=1, description="rho: number of features to select (all if d is smaller).")
     alpha: float = Field(1e6, gt=0, description="Weight of the regression term of Eq. (5); the default was chosen "
-                         "by leaving one data set out on 9 shared sets (docs/plugins/cause_fs.md, 'Defaults').")
+                         "by leaving one data set out on 9 shared sets (docs/plugins/cause_fs.md, 'How the defaults were chosen').")
     beta: float = Field(1e5, ge=0, description="Weight of the confounder-balancing term (Eq. 15, with 1/n^2).")
     lam: float = Field(1e-3, gt=0, description="lambda: weight of the l2,1 row sparsity of W.")
     k: int = Field(5, ge=1, description="Neighbours of the adaptive graphs S^(m) and G (Eqs. 10, 12).")
