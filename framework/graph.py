@@ -345,6 +345,22 @@ class CausalGraph:
                 out += [(a, b) for a in self.clusters[i] for b in self.clusters[j]]
         return CausalGraph.from_edges(vs, d, u, bi, pd_, nd)
 
+    def cpdag(self) -> CausalGraph:
+        """The CPDAG (Markov equivalence class) of this DAG: compelled edges directed, reversible
+        ones undirected (Chickering's edge labelling, O(|E|); see :mod:`macrocause.framework.equivalence`).
+
+        Examples
+        --------
+        >>> g = CausalGraph.from_edges(["a", "b", "c", "d"], [("a", "c"), ("b", "c"), ("c", "d"), ("a", "b")])
+        >>> sorted(tuple(sorted(e)) for e in g.cpdag().undirected_names())
+        [('a', 'b'), ('a', 'c'), ('b', 'c'), ('c', 'd')]
+        >>> sorted(CausalGraph.from_edges(["a", "b", "c"], [("a", "c"), ("b", "c")]).cpdag().edge_names())
+        [('a', 'c'), ('b', 'c')]
+        """
+        from .equivalence import cpdag
+
+        return cpdag(self)
+
     def skeleton(self) -> set[frozenset[int]]:
         """Adjacent node pairs, ignoring orientation."""
         return ({frozenset(e) for e in self.directed | self.partially_directed} | self.undirected | self.bidirected

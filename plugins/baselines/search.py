@@ -254,9 +254,12 @@ class HillClimb(Searcher):
             max_iter=p.max_iter, equivalent_sample_size=p.equivalent_sample_size,
         )
         graph = CausalGraph.from_edges(data.names, edges)
-        return graph if p.return_type == "dag" else cpdag(graph)
+        return graph if p.return_type == "dag" else graph.cpdag()
 
 
 def cpdag(graph: CausalGraph) -> CausalGraph:
-    """The CPDAG (Markov equivalence class) of a DAG over single variables (Chickering 2002, via pgmpy)."""
-    return CausalGraph.from_pgmpy(graph.to_pgmpy().to_pdag(), graph.variables)
+    """The CPDAG (Markov equivalence class) of a DAG: :meth:`CausalGraph.cpdag` (Chickering's edge labelling).
+
+    Kept for ``greedy_dag`` and ``benchmarks/networks/peers.py``, which import it; new code calls the method.
+    """
+    return graph.cpdag()

@@ -81,8 +81,6 @@ class BNLearn(DataSource):
     paper = "Scutari, J. Stat. Softw. 2010 (bnlearn repository)"
 
     def _load(self) -> Dataset:
-        from macrocause.plugins.baselines.search import cpdag
-
         p = self.params
         net = read_network(p.network)
         rng = np.random.default_rng(p.seed)
@@ -90,7 +88,7 @@ class BNLearn(DataSource):
         X = sample_discrete(net, p.n_samples, rng) if discrete else sample_gaussian(net, p.n_samples, rng)
         edges = [(net.names[a], net.names[b]) for b, pa in enumerate(net.parents) for a in pa]
         dag = CausalGraph.from_edges(net.names, edges)
-        truth = {"graph": dag, "cpdag": cpdag(dag)}
+        truth = {"graph": dag, "cpdag": dag.cpdag()}
         if discrete:
             truth["states"] = dict(zip(net.names, net.states))
         return Dataset(X, names=net.names, discrete=discrete, truth=truth, name=p.network)

@@ -221,6 +221,19 @@ def test_100_variables_with_causallearn_backend_do_not_crash():
     assert g == registry.create("pc").search(ds)
 
 
+@pytest.mark.slow
+def test_hailfinder_backends_agree_on_marks_and_conflicts():
+    """Issue 26: on hailfinder (N = 5,000, seed 0) the two backends once disagreed on 3 conflicts (ours left
+    them directed); both now return the same endpoint matrix, with the 3-cycle's edges undirected."""
+    ds = registry.load_data("bnlearn", network="hailfinder", n_samples=5000, seed=0)
+    ours, ref = registry.create("pc"), registry.create("pc", backend="causal-learn")
+    g, g_ref = ours.search(ds), ref.search(ds)
+    assert np.array_equal(g.to_causallearn_matrix(ds.names), g_ref.to_causallearn_matrix(ds.names))
+    cycle = [("WndHodograph", "OutflowFrMt"), ("OutflowFrMt", "Boundaries"), ("Boundaries", "WndHodograph")]
+    assert ours.last_info["conflicts"] == ref.last_info["conflicts"] == cycle
+    assert {frozenset(e) for e in cycle} <= g.undirected_names()
+
+
 def test_kci_is_causallearn_only_and_last_info():
     with pytest.raises(ConfigError, match="kci.*backend='causal-learn'"):
         registry.create("pc", indep_test="kci", backend="macrocause")
