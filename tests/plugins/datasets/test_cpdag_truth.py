@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 
 from macrocause.framework import CausalGraph
-from macrocause.plugins.datasets.simulate import cpdag_adjacency
+from macrocause.framework.cpdag import cpdag_adjacency
 
 REPO = Path(__file__).resolve().parents[3]
 
