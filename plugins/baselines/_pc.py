@@ -21,9 +21,9 @@ import numpy as np
 
 from macrocause.framework import CausalGraph
 
-from ._pc_citests import CHISQ, FISHERZ, GSQ, discrete_p, fisherz_p, prepare, python_p_value
+from ._pc_citests import CHISQ, FISHERZ, GSQ, prepare, python_p_value
 from ._pc_orient import EndpointGraph, definite_maxp, definite_meek, maxp, meek, uc_sepset
-from ._pc_skeleton import SepSets, skeleton, skeleton_python
+from ._pc_skeleton import SepSets, skeleton_python
 
 TESTS = {"fisherz": FISHERZ, "chisq": CHISQ, "gsq": GSQ}
 DEFAULT_PRIORITY = {0: 3, 1: 3, 2: 4}  # causal-learn's uc_priority=-1: each rule's own default
@@ -55,6 +55,8 @@ def to_graph(M: np.ndarray, names: Sequence[str]) -> CausalGraph:
 
 def compiled_p_value(kind: int, corr: np.ndarray, n: int, codes: np.ndarray, cards: np.ndarray):
     """``p(x, z, S)`` of the test *kind* from the numba kernels."""
+    from ._pc_kernels import discrete_p, fisherz_p
+
     def p(x: int, z: int, S: tuple) -> float:
         arr = np.array(S, np.int64)
         return fisherz_p(corr, n, x, z, arr) if kind == FISHERZ else discrete_p(codes, cards, x, z, arr, kind == GSQ)
@@ -94,6 +96,8 @@ def run_pc(X: np.ndarray, test: str, alpha: float, stable: bool = True, max_k: i
         p = cached(python_p_value(kind, corr, n, codes, cards))
         adj, sep, n_tests, depth = skeleton_python(p, d, float(alpha), k, bool(stable))
     else:
+        from ._pc_kernels import skeleton
+
         adj, sep, n_tests, depth = skeleton(kind, float(alpha), k, bool(stable), corr, n, codes, cards)
         p = cached(compiled_p_value(kind, corr, n, codes, cards))
     priority = DEFAULT_PRIORITY[uc_rule] if uc_priority == -1 else uc_priority

@@ -22,58 +22,32 @@ Zheng et al. Causal-learn: causal discovery in Python. JMLR 25(60), 2024.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from itertools import chain, combinations
 
 import numpy as np
-from numba import njit
 
 PValue = Callable[[int, int, tuple], float]
 JIT_AFTER = 5_000  # directed edges replayed in Python (about 0.5 s) before the rebuild is compiled (about 1 s, once)
 
 
-@njit(cache=True)
-def _adjust_dpath(dpath: np.ndarray, i: int, j: int) -> None:
-    """causal-learn's ``adjust_dpath`` for a new edge i -> j (ancestors of i become ancestors
-    of j, i an ancestor of j's descendants; not a transitive closure)."""
-    d = dpath.shape[0]
-    dpath[j, i] = True
-    for k in range(d):
-        if dpath[i, k]:
-            dpath[j, k] = True
-        if dpath[k, j]:
-            dpath[k, i] = True
-
-
-@njit(cache=True)
-def _rebuild_dpath(M: np.ndarray, dpath: np.ndarray) -> None:
-    """causal-learn's ``reconstitute_dpath``: identity, then its edge list (pairs i < j row by
-    row) taken from the end, each directed edge through :func:`_adjust_dpath`."""
-    d = M.shape[0]
-    dpath[:, :] = False
-    for i in range(d):
-        dpath[i, i] = True
-    for a in range(d - 1, -1, -1):
-        for b in range(d - 1, a, -1):
-            if M[a, b] == -1 and M[b, a] == 1:
-                _adjust_dpath(dpath, a, b)
-            elif M[b, a] == -1 and M[a, b] == 1:
-                _adjust_dpath(dpath, b, a)
-
-
 def _rebuild(M: np.ndarray, dpath: np.ndarray, n_directed: int, replayed: list) -> None:
-    """:func:`_rebuild_dpath` in plain Python until this search has replayed :data:`JIT_AFTER`
+    """causal-learn's ``reconstitute_dpath`` (:func:`._pc_kernels._rebuild_dpath`) in plain Python until this search has replayed :data:`JIT_AFTER`
     directed edges (``replayed[0]`` counts them), compiled (numba, ``cache=True``) after that or
     when it is compiled already."""
     replayed[0] += n_directed
-    if replayed[0] < JIT_AFTER and not _rebuild_dpath.signatures:
+    kernels = sys.modules.get("macrocause.plugins.baselines._pc_kernels")  # imported: numba is loaded
+    if replayed[0] < JIT_AFTER and (kernels is None or not kernels._rebuild_dpath.signatures):
         _rebuild_python(M, dpath)
     else:
+        from ._pc_kernels import _rebuild_dpath
+
         _rebuild_dpath(M, dpath)
 
 
 def _rebuild_python(M: np.ndarray, dpath: np.ndarray) -> None:
-    """:func:`_rebuild_dpath` with numpy rows for the inner loop (fast in Python on small graphs)."""
+    """``_rebuild_dpath`` with numpy rows for the inner loop (fast in Python on small graphs)."""
     d = M.shape[0]
     dpath[:, :] = np.eye(d, dtype=bool)
     for a, b in reversed(np.argwhere(np.triu(M != 0)).tolist()):
@@ -84,7 +58,7 @@ def _rebuild_python(M: np.ndarray, dpath: np.ndarray) -> None:
 
 
 def _adjust_rows(dpath: np.ndarray, i: int, j: int) -> None:
-    """:func:`_adjust_dpath` by rows and columns (the same result: the diagonal is set)."""
+    """causal-learn's ``adjust_dpath`` (``_pc_kernels._adjust_dpath``) by rows and columns (the same result: the diagonal is set)."""
     anc_i = dpath[i].copy()
     desc_j = dpath[:, j].copy()
     dpath[j, i] = True

@@ -94,12 +94,19 @@ class KMeansParams(Params):
     n_init: int = Field(10, ge=1, description="Restarts from k-means++ seeds; the lowest inertia wins.")
     max_iter: int = Field(300, ge=1, description="Lloyd iterations per restart.")
     seed: int = Field(0, description="Random seed.")
+    backend: Literal["macrocause", "scikit-learn"] = Field(
+        "macrocause",
+        description="'macrocause' = our NumPy k-means (scikit-learn's draws, steps and labels, "
+        "without importing scikit-learn); 'scikit-learn' = its KMeans, the reference.",
+    )
 
 
 class KMeans(Partitioner):
-    """k-means clustering (scikit-learn, k-means++ seeding, best of n_init restarts).
+    """k-means clustering (k-means++ seeding, best of n_init restarts), as scikit-learn's.
 
-    ``info`` holds ``"centers"`` (k x d) and ``"inertia"``.
+    ``info`` holds ``"centers"`` (k x d) and ``"inertia"``. By default our NumPy copy of
+    scikit-learn's Lloyd k-means runs (:mod:`._kmeans`: the same labels; centres and
+    inertia equal up to the last bits); ``backend="scikit-learn"`` runs scikit-learn.
 
     References
     ----------
@@ -117,9 +124,15 @@ class KMeans(Partitioner):
         data.check(self.name, min_samples=self.params.n_clusters)
 
     def _partition(self, data: Dataset) -> Partition:
+        p = self.params
+        if p.backend == "macrocause":
+            from ._kmeans import kmeans
+
+            labels, centers, inertia = kmeans(data.X, p.n_clusters, n_init=p.n_init, max_iter=p.max_iter,
+                                              seed=p.seed)
+            return Partition(labels, axis="samples", info={"centers": centers, "inertia": inertia})
         from sklearn.cluster import KMeans as SkKMeans
 
-        p = self.params
         model = SkKMeans(
             n_clusters=p.n_clusters, n_init=p.n_init, max_iter=p.max_iter, random_state=p.seed
         ).fit(data.X)

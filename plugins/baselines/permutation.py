@@ -6,7 +6,6 @@ from __future__ import annotations
 import random
 from contextlib import contextmanager
 from typing import Literal
-from unittest import mock
 
 import numpy as np
 from pydantic import Field
@@ -63,6 +62,7 @@ class _Permutation(Searcher):
     def _run(self, module: str, func: str, data: Dataset, scorer: Scorer | None, **kw) -> CausalGraph:
         import importlib
         import warnings
+        from unittest import mock  # imports asyncio and ssl: only when a search runs
 
         mod = importlib.import_module(f"causallearn.search.PermutationBased.{module}")
         X = np.asarray(data.X, dtype=float)

@@ -183,17 +183,25 @@ class HillClimbParams(Params):
     return_type: Literal["cpdag", "dag"] = Field(
         "cpdag", description="Return the DAG found or its Markov equivalence class (CPDAG)."
     )
+    backend: Literal["macrocause", "pgmpy"] = Field(
+        "macrocause",
+        description="'macrocause' = our NumPy search for the discrete scores (pgmpy's moves, scores "
+        "and result, without importing pgmpy); 'pgmpy' = pgmpy's HillClimbSearch, the reference "
+        "(the Gaussian scores 'bic-g' and 'bic-cg' always run it).",
+    )
 
 
 _DISCRETE_SCORES = {"bic": "bic-d", "k2": "k2", "bdeu": "bdeu"}
 
 
 class HillClimb(Searcher):
-    """Greedy hill climbing over DAGs with a tabu list (pgmpy HillClimbSearch).
+    """Greedy hill climbing over DAGs with a tabu list (pgmpy's HillClimbSearch, or ours).
 
     Moves add, remove or reverse one edge; the best move is taken until none
-    improves the score by ``epsilon``. Discrete columns go to pgmpy as
-    categoricals. Ties between equally good moves are broken by a fixed order
+    improves the score by ``epsilon``. With the discrete scores our NumPy search
+    (:mod:`._hc`) runs by default: pgmpy's moves and scores to the bit, so the
+    same graph, without importing pgmpy (seconds); ``backend="pgmpy"`` runs pgmpy,
+    whose search the Gaussian scores always use (discrete columns as categoricals). Ties between equally good moves are broken by a fixed order
     of the moves (pgmpy iterates a set, whose order changes with the hash seed
     of the process), so a result does not depend on the process it ran in.
 
@@ -245,14 +253,20 @@ class HillClimb(Searcher):
                               "use pc, or fewer variables")
 
     def _search(self, data: Dataset, scorer, init) -> CausalGraph:
-        from ._pgmpy_hc import fit_hill_climb
-
         p = self.params
-        edges = fit_hill_climb(
-            data.to_pandas(categorical=True), self.score_for(data),
-            max_indegree=p.max_indegree, tabu_length=p.tabu_length, epsilon=p.epsilon,
-            max_iter=p.max_iter, equivalent_sample_size=p.equivalent_sample_size,
-        )
+        score = self.score_for(data)
+        options = dict(max_indegree=p.max_indegree, tabu_length=p.tabu_length, epsilon=p.epsilon,
+                       max_iter=p.max_iter)
+        if p.backend == "macrocause" and score in ("bic-d", "k2", "bdeu"):
+            from ._hc import DiscreteScore, hill_climb
+
+            kind = "bic" if score == "bic-d" else score
+            edges = hill_climb(DiscreteScore(data.X.astype(np.int64), kind, p.equivalent_sample_size), list(data.names), **options)
+        else:
+            from ._pgmpy_hc import fit_hill_climb
+
+            edges = fit_hill_climb(data.to_pandas(categorical=True), score,
+                                   equivalent_sample_size=p.equivalent_sample_size, **options)
         graph = CausalGraph.from_edges(data.names, edges)
         return graph if p.return_type == "dag" else graph.cpdag()
 

@@ -1,0 +1,268 @@
+"""The numba kernels of our PC: the tests (Fisher's z, chi-square, G-square), the skeleton search
+and causal-learn's ancestor-matrix rebuild.
+
+Imported only by a search large enough to compile them (``n d^2 >`` :data:`._pc.PYTHON_WORK`,
+or more than :data:`._pc_orient.JIT_AFTER` directed edges replayed), so a small first search
+neither compiles nor imports numba. Each kernel is described where its plain-Python
+counterpart lives: :mod:`._pc_citests`, :mod:`._pc_skeleton`, :mod:`._pc_orient`.
+
+References
+----------
+Fisher. The distribution of the partial correlation coefficient. Metron 3, 1924.
+Spirtes, Glymour, Scheines. Causation, Prediction, and Search. MIT Press, 2000, Sec. 5.5.
+Press et al. Numerical Recipes, 3rd ed., 2007, Sec. 6.2 (incomplete gamma function).
+Zheng et al. Causal-learn: causal discovery in Python. JMLR 25(60), 2024.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from macrocause.framework.numeric_kernels import dense_rank, gamma_q, joint_keys
+
+from ._pc_citests import FISHERZ, GSQ
+
+_EPS = np.finfo(np.float64).eps
+_SQRT_HALF = math.sqrt(0.5)
+
+
+@njit(cache=True)
+def fisherz_p(corr: np.ndarray, n: int, x: int, y: int, S: np.ndarray) -> float:
+    """p-value of Fisher's z test of the partial correlation of x and y given S."""
+    k = S.shape[0]
+    idx = np.empty(k + 2, np.int64)
+    idx[0], idx[1] = min(x, y), max(x, y)
+    idx[2:] = S
+    sub = np.empty((k + 2, k + 2))
+    for a in range(k + 2):
+        for b in range(k + 2):
+            sub[a, b] = corr[idx[a], idx[b]]
+    inv = np.linalg.inv(sub)
+    r = -inv[0, 1] / math.sqrt(abs(inv[0, 0] * inv[1, 1]))
+    if abs(r) >= 1.0:
+        r = (1.0 - _EPS) * np.sign(r)
+    dof = n - k - 3
+    if dof <= 0:  # too few samples to test: never reject
+        return 1.0
+    stat = math.sqrt(dof) * abs(0.5 * math.log((1.0 + r) / (1.0 - r)))
+    z = stat * _SQRT_HALF
+    if z < _SQRT_HALF:  # scipy's ndtr: erf near 0, erfc in the tail
+        return 2.0 * (1.0 - (0.5 + 0.5 * math.erf(z)))
+    return 2.0 * (1.0 - (1.0 - 0.5 * math.erfc(z)))
+
+
+@njit(cache=True)
+def chi2_sf(stat: float, df: float) -> float:
+    """Survival function of the chi-square distribution with *df* degrees of freedom."""
+    return gamma_q(0.5 * df, 0.5 * stat)
+
+
+@njit(cache=True)
+def _layers(codes: np.ndarray, cards: np.ndarray, S: np.ndarray) -> tuple[np.ndarray, int]:
+    """Index of each sample's configuration of S among the configurations present."""
+    n = codes.shape[0]
+    keys, total = joint_keys(codes, S, cards)
+    if total > max(4 * n, 1 << 16):
+        return dense_rank(keys)
+    slot = np.full(total, -1, np.int64)
+    m = 0
+    for t in range(n):
+        if slot[keys[t]] < 0:
+            slot[keys[t]] = m
+            m += 1
+        keys[t] = slot[keys[t]]
+    return keys, m
+
+
+@njit(cache=True)
+def discrete_stat(codes: np.ndarray, cards: np.ndarray, x: int, y: int, layer: np.ndarray, m: int,
+                  gsq: bool) -> tuple[float, int]:
+    """Statistic and degrees of freedom of the chi-square (or G-square) test of x and y given
+    the configuration index *layer* of each sample (``m`` configurations).
+
+    As causal-learn: counts per configuration of S present in the data, expected
+    counts from the margins of each configuration; a value of x (or y) absent from
+    a configuration removes a row (column) from that configuration's degrees of freedom.
+    """
+    a, b = min(x, y), max(x, y)
+    ca, cb = cards[a], cards[b]
+    n = codes.shape[0]
+    cnt = np.zeros((m, ca, cb))
+    for t in range(n):
+        cnt[layer[t], codes[t, a], codes[t, b]] += 1.0
+    stat = 0.0
+    df = 0
+    for w in range(m):
+        rows = cnt[w].sum(axis=1)
+        cols = cnt[w].sum(axis=0)
+        tot = rows.sum()
+        zr = 0
+        for i in range(ca):
+            if rows[i] == 0.0:
+                zr += 1
+        zc = 0
+        for j in range(cb):
+            if cols[j] == 0.0:
+                zc += 1
+        df += (ca - 1 - zr) * (cb - 1 - zc)
+        for i in range(ca):
+            for j in range(cb):
+                e = rows[i] * cols[j] / tot
+                c = cnt[w, i, j]
+                if gsq:
+                    if c > 0.0:
+                        stat += c * math.log(c / e)
+                elif e > 0.0:
+                    stat += (c - e) ** 2 / e
+    if gsq:
+        stat *= 2.0
+    return stat, df
+
+
+@njit(cache=True)
+def discrete_p(codes: np.ndarray, cards: np.ndarray, x: int, y: int, S: np.ndarray, gsq: bool) -> float:
+    """p-value of the chi-square (or G-square) test of x and y given S (p = 1 when no degree
+    of freedom is left, as causal-learn)."""
+    layer, m = _layers(codes, cards, S)
+    stat, df = discrete_stat(codes, cards, x, y, layer, m, gsq)
+    if df == 0:
+        return 1.0
+    return chi2_sf(stat, df)
+
+
+@njit(cache=True)
+def _p_value(kind, corr, n, codes, cards, x, y, S):
+    if kind == FISHERZ:
+        return fisherz_p(corr, n, x, y, S)
+    return discrete_p(codes, cards, x, y, S, kind == GSQ)
+
+
+@njit(cache=True)
+def _subset_of_row(adj, b, S):
+    for s in S:
+        if not adj[b, s]:
+            return False
+    return True
+
+
+@njit(cache=True)
+def _grow(buf: np.ndarray, used: int, extra: int) -> np.ndarray:
+    """*buf* with room for *extra* more rows after *used* (doubled when full)."""
+    if used + extra <= buf.shape[0]:
+        return buf
+    out = np.empty((max(2 * buf.shape[0], used + extra), 3), np.int64)
+    out[:used] = buf[:used]
+    return out
+
+
+@njit(cache=True)
+def skeleton(kind: int, alpha: float, max_k: int, stable: bool, corr: np.ndarray, n: int,
+             codes: np.ndarray, cards: np.ndarray) -> tuple[np.ndarray, np.ndarray, int, int]:
+    """Adjacency matrix, separating sets and counts of the skeleton search.
+
+    Returns ``(adj, sep, n_tests, depth)``: ``adj`` is a d x d boolean matrix;
+    ``sep`` is an m x 3 array of rows ``(a, b, k)`` (``a < b``; a row repeats at
+    most once, when both ends found it), each saying that ``k`` is in the separating set of the removed pair ``a, b``
+    (stored sparsely: its size grows with the separating sets found, not with
+    d^3); ``n_tests`` counts the tests computed and ``depth`` is the last depth
+    searched. ``max_k < 0`` means no limit.
+    """
+    d = cards.shape[0] if kind != FISHERZ else corr.shape[0]
+    adj = np.ones((d, d), np.bool_)
+    for i in range(d):
+        adj[i, i] = False
+    sep = np.empty((64, 3), np.int64)
+    used = 0
+    seen = np.zeros(d, np.bool_)  # members of the current pair's separating set stored
+    n_tests = 0
+    depth = -1
+    while True:
+        max_deg = 0
+        for i in range(d):
+            max_deg = max(max_deg, adj[i].sum())
+        if max_deg - 1 <= depth or (max_k >= 0 and depth + 1 > max_k):
+            break
+        depth += 1
+        snap = adj.copy() if stable else adj
+        remove = np.zeros((d, d), np.bool_)
+        comb = np.empty(depth, np.int64)
+        for x in range(d):
+            neigh = np.nonzero(snap[x])[0]
+            for y in neigh:
+                if not adj[x, y]:
+                    continue  # original PC: removed earlier at this depth
+                others = neigh[neigh != y]
+                m = others.shape[0]
+                if m < depth:
+                    continue
+                a, b = min(x, y), max(x, y)
+                for u in range(depth):
+                    comb[u] = u
+                first = used
+                while True:
+                    S = others[comb]
+                    # stable: the other endpoint has tested this subset already
+                    if not (stable and y < x and _subset_of_row(snap, y, S)):
+                        n_tests += 1
+                        if _p_value(kind, corr, n, codes, cards, x, y, S) > alpha:
+                            sep = _grow(sep, used, depth)
+                            for s in S:
+                                if not seen[s]:
+                                    seen[s] = True
+                                    sep[used, 0], sep[used, 1], sep[used, 2] = a, b, s
+                                    used += 1
+                            if stable:
+                                remove[a, b] = True
+                            else:
+                                adj[x, y] = False
+                                adj[y, x] = False
+                                break
+                    t = depth - 1
+                    while t >= 0 and comb[t] == m - depth + t:
+                        t -= 1
+                    if t < 0:
+                        break
+                    comb[t] += 1
+                    for u in range(t + 1, depth):
+                        comb[u] = comb[u - 1] + 1
+                for t in range(first, used):
+                    seen[sep[t, 2]] = False
+        if stable:
+            for a in range(d):
+                for b in range(a + 1, d):
+                    if remove[a, b]:
+                        adj[a, b] = False
+                        adj[b, a] = False
+    return adj, sep[:used], n_tests, depth
+
+
+@njit(cache=True)
+def _adjust_dpath(dpath: np.ndarray, i: int, j: int) -> None:
+    """causal-learn's ``adjust_dpath`` for a new edge i -> j (ancestors of i become ancestors
+    of j, i an ancestor of j's descendants; not a transitive closure)."""
+    d = dpath.shape[0]
+    dpath[j, i] = True
+    for k in range(d):
+        if dpath[i, k]:
+            dpath[j, k] = True
+        if dpath[k, j]:
+            dpath[k, i] = True
+
+
+@njit(cache=True)
+def _rebuild_dpath(M: np.ndarray, dpath: np.ndarray) -> None:
+    """causal-learn's ``reconstitute_dpath``: identity, then its edge list (pairs i < j row by
+    row) taken from the end, each directed edge through :func:`_adjust_dpath`."""
+    d = M.shape[0]
+    dpath[:, :] = False
+    for i in range(d):
+        dpath[i, i] = True
+    for a in range(d - 1, -1, -1):
+        for b in range(d - 1, a, -1):
+            if M[a, b] == -1 and M[b, a] == 1:
+                _adjust_dpath(dpath, a, b)
+            elif M[b, a] == -1 and M[a, b] == 1:
+                _adjust_dpath(dpath, b, a)
