@@ -70,12 +70,21 @@ def climb_edges(eng, clusters: list[Idx], adj: np.ndarray, max_steps: int, tabu_
     tabu: deque = deque()
     T = np.zeros((3, m, m), dtype=np.int64)  # counts of tabu entries: 0 no add, 1 no delete, 2 no reverse
 
+    rows = hasattr(eng, "add_scores") and all(c == (i,) for i, c in enumerate(clusters))
+
     def refresh(b: int) -> None:
+        g_del[b, :] = -np.inf
+        if rows:  # plain DAG: the engine gives the whole row of add moves at once
+            P = tuple(np.flatnonzero(adj[:, b]).tolist())
+            cur[b] = eng.local((b,), P)
+            g_add[b, :] = eng.add_scores(b, P) - cur[b]
+            for j, a in enumerate(P):
+                g_del[b, a] = eng.local((b,), P[:j] + P[j + 1:]) - cur[b]
+            return
         pa = set(np.flatnonzero(adj[:, b]).tolist())
         P = parent_vars(clusters, adj, b)
         cur[b] = eng.local(clusters[b], P)
         g_add[b, :] = -np.inf
-        g_del[b, :] = -np.inf
         for a in range(m):
             if a == b:
                 continue

@@ -64,11 +64,17 @@ class GreedyDAGParams(Params):
         "improvement; 0 = no kicks. Default 30 (with restarts=10): chosen on tuning seeds 100-104 "
         "(benchmarks/networks/tune.yaml)."
     )
+    stale_per_variable: int | None = Field(
+        None, ge=1, description="Also stop the kicks after this many times d (the number of variables) "
+        "kicks in a row without improvement, so that small networks are not kicked 30 times; None = no cap.")
     max_kick: int = Field(10, ge=1, description="Largest number of random edge moves in one kick.")
     pc_start: bool = Field(
         True, description="Also run our pc (alpha 0.05) and search again (climb and kicks) from a DAG of its "
         "CPDAG (Dor and Tarsi's extension; skipped when pc's orientations admit none); the better graph wins. "
         "Chosen on tuning seeds 100-104 (benchmarks/networks/tune.yaml, third sweep).")
+    chains: Literal["each", "best"] = Field(
+        "each", description="With pc_start: kick the climb from the empty graph (best of the restarts) and "
+        "the climb from pc's DAG each in its own chain ('each'), or only the better of the two ('best').")
     seed: int = Field(0, description="Seed of the kicks and of the random tie-breaking of the restarts.")
     return_type: Literal["dag", "cpdag"] = Field(
         "dag", description="Return the DAG found or its Markov equivalence class (CPDAG), as hill_climb does.")
@@ -151,15 +157,17 @@ class GreedyDAG(Searcher):
             if s > score:
                 adj, score = cand, s
         kicks: list[float] = []
-        adj, score = self._kicks(eng, clusters, adj, score, rng, kicks)
         pc_score = None
-        if p.pc_start and d > 1:
-            pc_adj = self._pc_dag(data)
-            if pc_adj is not None:
-                cand, s = climb_edges(eng, clusters, pc_adj, p.max_steps, p.tabu_length, p.patience)
-                cand, pc_score = self._kicks(eng, clusters, cand, s, rng, kicks)
-                if pc_score > score + 1e-9:
-                    adj, score = cand, pc_score
+        pc_adj = self._pc_dag(data) if p.pc_start and d > 1 else None
+        if pc_adj is not None:
+            cand, pc_score = climb_edges(eng, clusters, pc_adj, p.max_steps, p.tabu_length, p.patience)
+            if p.chains == "each":
+                adj, score = self._kicks(eng, clusters, adj, score, rng, kicks)
+                cand, pc_score = self._kicks(eng, clusters, cand, pc_score, rng, kicks)
+            if pc_score > score + 1e-9:
+                adj, score = cand, pc_score
+        if pc_adj is None or p.chains == "best":
+            adj, score = self._kicks(eng, clusters, adj, score, rng, kicks)
         return {"graph": to_graph(data.names, adj), "score": score, "climb_scores": scores, "kick_scores": kicks,
                 "pc_start_score": pc_score}
 
@@ -169,8 +177,9 @@ class GreedyDAG(Searcher):
         from macrocause.framework.dag_climb import climb_edges
 
         p = self.params
+        limit = p.stale if p.stale_per_variable is None else min(p.stale, p.stale_per_variable * len(clusters))
         stale = 0
-        while len(clusters) > 1 and stale < p.stale:
+        while len(clusters) > 1 and stale < limit:
             moved = kick(adj, int(rng.integers(1, p.max_kick + 1)), rng)
             cand, s = climb_edges(eng, clusters, moved, p.max_steps, p.tabu_length, p.patience, rng)
             trace.append(s)
