@@ -107,10 +107,10 @@ def climb_edges(eng, clusters: list[Idx], adj: np.ndarray, max_steps: int, tabu_
     best_adj, best = adj.copy(), total
     stall = 0
     eye = np.eye(m, dtype=bool)
+    R = closure(adj)
     for _ in range(max_steps):
         if m < 2:
             break
-        R = closure(adj)
         longer = bool_product(adj, R)  # a path a -> c ~> b besides a -> b
         free = ~adj & ~adj.T & ~eye & ~R.T
         d_add = np.where(free & (T[0] == 0), g_add.T - pen, -np.inf)
@@ -130,16 +130,21 @@ def climb_edges(eng, clusters: list[Idx], adj: np.ndarray, max_steps: int, tabu_
             adj[a, b] = True
             refresh(b)
             push((1, a, b))
+            into, out = R[:, a].copy(), R[b, :].copy()  # new paths: (x ~> a or a) -> b ~> (y or b)
+            into[a] = out[b] = True
+            R |= np.outer(into, out)
         elif kind == 1:
             adj[a, b] = False
             refresh(b)
             push((0, a, b))
+            R = closure(adj)
         else:
             adj[a, b] = False
             adj[b, a] = True
             refresh(b)
             refresh(a)
             push((2, a, b))
+            R = closure(adj)
         total = float(cur.sum() + eng.structure(m, int(adj.sum())))
         if total > best + TOL:
             best_adj, best, stall = adj.copy(), total, 0
