@@ -15,6 +15,7 @@ import numpy as np
 from .numeric import DENSE_COUNT_LIMIT, KEY_RANK_LIMIT
 
 Idx = tuple[int, ...]
+NUMBA_WORK = 200_000  # n d^2 from which NumpyEntropies.H_plus counts in a numba kernel (pc's threshold)
 
 
 def encode_columns(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -105,7 +106,8 @@ class NumpyEntropies(DiscreteEntropies):
         :meth:`H`. The missing ones are counted together, in one dense count per block of
         candidates (key: rank of the base's joint value, then the candidate's code), which is
         several times faster than one count each. The sum runs in that key order, so a value
-        can differ from :meth:`H`'s in the last bits; whichever is computed first is kept."""
+        can differ from :meth:`H`'s in the last bits; whichever is computed first is kept. From
+        ``n d^2 >= NUMBA_WORK`` (where pc compiles its tests too) the counts run in a numba kernel."""
         out = np.empty(len(cands))
         todo: list[tuple[int, int, Idx]] = []
         for j, a in enumerate(cands):
@@ -121,6 +123,13 @@ class NumpyEntropies(DiscreteEntropies):
             self._clogc = np.array([0.0] + [c * math.log(c) for c in range(1, self.n + 1)])
         base_keys, K = self._ranked_keys(base)
         A = np.array([a for _, a, _ in todo], dtype=np.int64)
+        if self.n * self.cards.size ** 2 >= NUMBA_WORK:
+            from .numeric_kernels import clogc_sums_plus
+
+            hs = self._log_n - clogc_sums_plus(self._rows, base_keys, K, A, self.cards, self._clogc) / self.n
+            for (j, _, key), h in zip(todo, hs.tolist()):
+                out[j] = self._h[key] = h
+            return out
         cmax = int(self.cards[A].max())
         step = K * cmax
         chunk = max(1, (16 * DENSE_COUNT_LIMIT) // step)

@@ -90,6 +90,22 @@ def test_batched_entropies_equal_one_at_a_time(seed):
         np.testing.assert_array_equal(batch.H_plus(base, cands[::-1]), batch.H_plus(base, cands)[::-1])
 
 
+def test_batched_entropies_numba_kernel_equal_numpy(monkeypatch):
+    """From n d^2 >= NUMBA_WORK H_plus counts in a numba kernel: the same values up to rounding."""
+    from macrocause.framework import entropy
+
+    rng = np.random.default_rng(3)
+    X = np.column_stack([rng.integers(0, k, 2000) for k in rng.integers(1, 30, 25)])
+    bases = [tuple(sorted(rng.choice(25, size, replace=False).tolist())) for size in (0, 1, 3, 6)]
+    cands = [[a for a in range(25) if a not in base] for base in bases]
+    numpy_path = NumpyEntropies(X)
+    want = [numpy_path.H_plus(base, c) for base, c in zip(bases, cands)]
+    monkeypatch.setattr(entropy, "NUMBA_WORK", 0)
+    kernel = NumpyEntropies(X)
+    for base, c, w in zip(bases, cands, want):
+        np.testing.assert_allclose(kernel.H_plus(base, c), w, rtol=1e-12)
+
+
 def test_discrete_greedy_dag_does_not_start_numba():
     code = ("import sys\nfrom macrocause import registry\n"
             "ds = registry.load_data('discrete_bn', n_variables=5, n_samples=200, seed=0)\n"
