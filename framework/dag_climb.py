@@ -70,12 +70,21 @@ def climb_edges(eng, clusters: list[Idx], adj: np.ndarray, max_steps: int, tabu_
     tabu: deque = deque()
     T = np.zeros((3, m, m), dtype=np.int64)  # counts of tabu entries: 0 no add, 1 no delete, 2 no reverse
 
+    rows = hasattr(eng, "add_scores") and all(c == (i,) for i, c in enumerate(clusters))
+
     def refresh(b: int) -> None:
+        g_del[b, :] = -np.inf
+        if rows:  # plain DAG: the engine gives the whole row of add moves at once
+            P = tuple(np.flatnonzero(adj[:, b]).tolist())
+            cur[b] = eng.local((b,), P)
+            g_add[b, :] = eng.add_scores(b, P) - cur[b]
+            for j, a in enumerate(P):
+                g_del[b, a] = eng.local((b,), P[:j] + P[j + 1:]) - cur[b]
+            return
         pa = set(np.flatnonzero(adj[:, b]).tolist())
         P = parent_vars(clusters, adj, b)
         cur[b] = eng.local(clusters[b], P)
         g_add[b, :] = -np.inf
-        g_del[b, :] = -np.inf
         for a in range(m):
             if a == b:
                 continue
@@ -98,10 +107,10 @@ def climb_edges(eng, clusters: list[Idx], adj: np.ndarray, max_steps: int, tabu_
     best_adj, best = adj.copy(), total
     stall = 0
     eye = np.eye(m, dtype=bool)
+    R = closure(adj)
     for _ in range(max_steps):
         if m < 2:
             break
-        R = closure(adj)
         longer = bool_product(adj, R)  # a path a -> c ~> b besides a -> b
         free = ~adj & ~adj.T & ~eye & ~R.T
         d_add = np.where(free & (T[0] == 0), g_add.T - pen, -np.inf)
@@ -121,16 +130,21 @@ def climb_edges(eng, clusters: list[Idx], adj: np.ndarray, max_steps: int, tabu_
             adj[a, b] = True
             refresh(b)
             push((1, a, b))
+            into, out = R[:, a].copy(), R[b, :].copy()  # new paths: (x ~> a or a) -> b ~> (y or b)
+            into[a] = out[b] = True
+            R |= np.outer(into, out)
         elif kind == 1:
             adj[a, b] = False
             refresh(b)
             push((0, a, b))
+            R = closure(adj)
         else:
             adj[a, b] = False
             adj[b, a] = True
             refresh(b)
             refresh(a)
             push((2, a, b))
+            R = closure(adj)
         total = float(cur.sum() + eng.structure(m, int(adj.sum())))
         if total > best + TOL:
             best_adj, best, stall = adj.copy(), total, 0

@@ -144,3 +144,24 @@ def joint_entropy(codes: np.ndarray, cols: np.ndarray, cards: np.ndarray) -> flo
         return 0.0
     keys, total = joint_keys(codes, cols, cards)
     return entropy_of_keys(keys, total)
+
+
+@njit(cache=True)
+def clogc_sums_plus(rows: np.ndarray, base: np.ndarray, K: int, cands: np.ndarray, cards: np.ndarray,
+                    clogc: np.ndarray) -> np.ndarray:
+    """For each candidate column a: the sum of c log c over the counts of the joint states
+    (base key, code of a), with base keys 0..K-1 (one dense count per candidate, summed in key order).
+    *rows* holds one column's codes per row; *clogc* c log c for c = 0..n."""
+    n = base.shape[0]
+    out = np.empty(cands.shape[0])
+    for j in range(cands.shape[0]):
+        a = cands[j]
+        s = cards[a]
+        counts = np.zeros(K * s, np.int64)
+        for t in range(n):
+            counts[base[t] * s + rows[a, t]] += 1
+        acc = 0.0
+        for v in range(K * s):
+            acc += clogc[counts[v]]
+        out[j] = acc
+    return out

@@ -39,6 +39,7 @@ class BICEngine(LocalOnlyEngine):
             Xc = X - X.mean(axis=0)
             self.S = Xc.T @ Xc  # scatter matrix: RSS of any regression comes from it
         self._var: dict[tuple[int, Idx], float] = {}
+        self._adds: dict[tuple[int, Idx], np.ndarray] = {}
 
     def var_score(self, i: int, P: Idx) -> float:
         key = (i, P)
@@ -64,6 +65,25 @@ class BICEngine(LocalOnlyEngine):
                 v = -0.5 * n * (math.log(2.0 * math.pi * rss / n) + 1.0) - 0.5 * (len(P) + 2) * self.log_n
             self._var[key] = v
         return v
+
+    def add_scores(self, i: int, P: Idx) -> np.ndarray:
+        """The local score of variable *i* given ``P + (a,)`` for every variable a (-inf for a = i
+        and a in P), cached per (i, P): a climb's row of add moves. Discrete entropies are counted
+        for all candidates together (:meth:`NumpyEntropies.H_plus`)."""
+        key = (i, P)
+        row = self._adds.get(key)
+        if row is None:
+            cands = [a for a in range(self.d) if a != i and a not in P]
+            row = np.full(self.d, -np.inf)
+            if self.discrete and cands and hasattr(self.ent, "H_plus"):
+                fam = tuple(sorted(P + (i,)))
+                h = self.ent.H_plus(fam, cands) - self.ent.H_plus(P, cands)
+                q = (float(np.prod(self.cards[list(P)])) if P else 1.0) * self.cards[cands]
+                row[cands] = -self.n * h - 0.5 * self.log_n * (self.cards[i] - 1.0) * q
+            else:
+                row[cands] = [self.var_score(i, tuple(sorted(P + (a,)))) for a in cands]
+            self._adds[key] = row
+        return row
 
     def local(self, C: Idx, P: Idx) -> float:
         if len(C) == 1:

@@ -64,11 +64,20 @@ class GreedyDAGParams(Params):
         "improvement; 0 = no kicks. Default 30 (with restarts=10): chosen on tuning seeds 100-104 "
         "(benchmarks/networks/tune.yaml)."
     )
+    stale_per_variable: int | None = Field(
+        1, ge=1, description="Also stop the kicks after this many times d (the number of variables) "
+        "kicks in a row without improvement, so that small networks are not kicked 30 times; None = no cap. "
+        "Default 1 (with chains='best'): chosen on tuning seeds 100-104 (benchmarks/networks/tune_pc.yaml, "
+        "fourth round).")
     max_kick: int = Field(10, ge=1, description="Largest number of random edge moves in one kick.")
     pc_start: bool = Field(
         True, description="Also run our pc (alpha 0.05) and search again (climb and kicks) from a DAG of its "
         "CPDAG (Dor and Tarsi's extension; skipped when pc's orientations admit none); the better graph wins. "
         "Chosen on tuning seeds 100-104 (benchmarks/networks/tune.yaml, third sweep).")
+    chains: Literal["each", "best"] = Field(
+        "best", description="With pc_start: kick the climb from the empty graph (best of the restarts) and "
+        "the climb from pc's DAG each in its own chain ('each'), or only the better of the two ('best'). "
+        "Default 'best': chosen on tuning seeds 100-104 (benchmarks/networks/tune_pc.yaml, fourth round).")
     seed: int = Field(0, description="Seed of the kicks and of the random tie-breaking of the restarts.")
     return_type: Literal["dag", "cpdag"] = Field(
         "dag", description="Return the DAG found or its Markov equivalence class (CPDAG), as hill_climb does.")
@@ -85,11 +94,14 @@ class GreedyDAG(Searcher):
     escapes the local optimum: the best graph so far is kicked by 1..``max_kick`` random edge moves
     (acyclicity kept) and climbed again; a higher score replaces it; the search stops after
     ``stale`` kicks in a row without improvement. The result never scores below the first,
-    deterministic climb. With ``pc_start`` (default) the same search also starts from a DAG of
-    our ``pc``'s CPDAG, and the better result wins (so it never scores below pc's DAG extension).
-    The defaults ``restarts=10, stale=30`` are the least CPU among the settings
-    whose BIC reached pyAgrum's greedy climb on every tuning run (bnlearn networks, seeds 100-104,
-    ``benchmarks/networks/tune.yaml``). With ``restarts=0, stale=0`` this is a plain climb with pgmpy's moves and
+    deterministic climb. With ``pc_start`` (default) the search also climbs from a DAG of our
+    ``pc``'s CPDAG, and the kicks start from the better of the two climbs (``chains='best'``; so it
+    never scores below pc's DAG extension climbed). The kicks stop after
+    ``min(stale, stale_per_variable * d)`` kicks in a row without improvement. The defaults
+    ``restarts=10, stale=30, pc_start=True, chains='best', stale_per_variable=1`` are the least CPU
+    among the settings whose BIC reached pyAgrum's greedy climb (and, from the third round, pgmpy's
+    HillClimbSearch, pyAgrum's tabu search and pc) on every tuning run (bnlearn networks, seeds
+    100-104, ``benchmarks/networks/tune.yaml`` and ``tune_pc.yaml``). With ``restarts=0, stale=0`` this is a plain climb with pgmpy's moves and
     tabu list; it is not pgmpy's HillClimbSearch move for move (pgmpy breaks ties between equal
     gains by rounding and by its hash order, which no fixed rule reproduces).
 
@@ -151,15 +163,17 @@ class GreedyDAG(Searcher):
             if s > score:
                 adj, score = cand, s
         kicks: list[float] = []
-        adj, score = self._kicks(eng, clusters, adj, score, rng, kicks)
         pc_score = None
-        if p.pc_start and d > 1:
-            pc_adj = self._pc_dag(data)
-            if pc_adj is not None:
-                cand, s = climb_edges(eng, clusters, pc_adj, p.max_steps, p.tabu_length, p.patience)
-                cand, pc_score = self._kicks(eng, clusters, cand, s, rng, kicks)
-                if pc_score > score + 1e-9:
-                    adj, score = cand, pc_score
+        pc_adj = self._pc_dag(data) if p.pc_start and d > 1 else None
+        if pc_adj is not None:
+            cand, pc_score = climb_edges(eng, clusters, pc_adj, p.max_steps, p.tabu_length, p.patience)
+            if p.chains == "each":
+                adj, score = self._kicks(eng, clusters, adj, score, rng, kicks)
+                cand, pc_score = self._kicks(eng, clusters, cand, pc_score, rng, kicks)
+            if pc_score > score + 1e-9:
+                adj, score = cand, pc_score
+        if pc_adj is None or p.chains == "best":
+            adj, score = self._kicks(eng, clusters, adj, score, rng, kicks)
         return {"graph": to_graph(data.names, adj), "score": score, "climb_scores": scores, "kick_scores": kicks,
                 "pc_start_score": pc_score}
 
@@ -169,8 +183,9 @@ class GreedyDAG(Searcher):
         from macrocause.framework.dag_climb import climb_edges
 
         p = self.params
+        limit = p.stale if p.stale_per_variable is None else min(p.stale, p.stale_per_variable * len(clusters))
         stale = 0
-        while len(clusters) > 1 and stale < p.stale:
+        while len(clusters) > 1 and stale < limit:
             moved = kick(adj, int(rng.integers(1, p.max_kick + 1)), rng)
             cand, s = climb_edges(eng, clusters, moved, p.max_steps, p.tabu_length, p.patience, rng)
             trace.append(s)

@@ -25,12 +25,26 @@ def test_kicks_never_lower_the_first_climb_and_are_deterministic(seed):
     ds = registry.load_data("bnlearn", network="sachs", n_samples=2000, seed=seed)
     bic = registry.create("bic")
     plain = registry.create("greedy_dag", stale=0, restarts=0, pc_start=False).run(ds, bic)
-    ils = registry.create("greedy_dag", stale=20, restarts=0, pc_start=False, seed=seed).run(ds, bic)
-    again = registry.create("greedy_dag", stale=20, restarts=0, pc_start=False, seed=seed).run(ds, bic)
+    ils = registry.create("greedy_dag", stale=20, stale_per_variable=None, restarts=0, pc_start=False,
+                          seed=seed).run(ds, bic)
+    again = registry.create("greedy_dag", stale=20, stale_per_variable=None, restarts=0, pc_start=False,
+                            seed=seed).run(ds, bic)
     assert ils["score"] >= plain["score"] - 1e-9
     assert ils["climb_scores"][0] == plain["score"] and len(ils["kick_scores"]) >= 20
     assert ils["graph"] == again["graph"] and ils["score"] == again["score"]
     assert ils["score"] == pytest.approx(bic.score(ds, ils["graph"]))
+
+
+def test_kicks_stop_after_stale_per_variable_times_d_misses():
+    ds = registry.load_data("bnlearn", network="sachs", n_samples=2000, seed=0)  # d = 11
+    for per, want in [(1, 11), (2, 22), (None, 30)]:
+        res = registry.create("greedy_dag", stale=30, stale_per_variable=per, pc_start=False).run(
+            ds, registry.create("bic"))
+        kicks, best, misses = res["kick_scores"], max(res["climb_scores"]), 0
+        for s in kicks:
+            misses = 0 if s > best + 1e-9 else misses + 1
+            best = max(best, s)
+        assert misses == want and len(kicks) >= want
 
 
 def test_pc_start_never_below_pcs_dag_extension():
