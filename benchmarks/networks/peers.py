@@ -56,11 +56,7 @@ class PyAgrumClimb(Searcher):
         dag = learner.learnDAG()
         edges = [(learner.nameFromId(a), learner.nameFromId(b)) for a, b in dag.arcs()]
         dag = CausalGraph.from_edges(list(data.names), edges)
-        if self.params.return_type == "cpdag":
-            from macrocause.plugins.baselines.search import cpdag
-
-            return cpdag(dag)
-        return dag
+        return dag.cpdag() if self.params.return_type == "cpdag" else dag
 
 
 @hookimpl

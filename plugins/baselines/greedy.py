@@ -216,8 +216,4 @@ class GreedyDAG(Searcher):
 
     def _search(self, data: Dataset, scorer: Scorer | None, init: Partition | CausalGraph | None) -> CausalGraph:
         graph = self.run(data, scorer, init)["graph"]
-        if self.params.return_type == "cpdag":
-            from .search import cpdag
-
-            return cpdag(graph)
-        return graph
+        return graph.cpdag() if self.params.return_type == "cpdag" else graph

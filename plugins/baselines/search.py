@@ -269,11 +269,3 @@ class HillClimb(Searcher):
                                    equivalent_sample_size=p.equivalent_sample_size, **options)
         graph = CausalGraph.from_edges(data.names, edges)
         return graph if p.return_type == "dag" else graph.cpdag()
-
-
-def cpdag(graph: CausalGraph) -> CausalGraph:
-    """The CPDAG (Markov equivalence class) of a DAG: :meth:`CausalGraph.cpdag` (Chickering's edge labelling).
-
-    Kept for ``greedy_dag`` and ``benchmarks/networks/peers.py``, which import it; new code calls the method.
-    """
-    return graph.cpdag()

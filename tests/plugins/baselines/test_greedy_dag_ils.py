@@ -7,7 +7,6 @@ import pytest
 from macrocause.framework import registry
 from macrocause.framework.dag_climb import closure
 from macrocause.plugins.baselines.greedy import kick
-from macrocause.plugins.baselines.search import cpdag
 
 
 def test_kicks_keep_the_graph_acyclic_and_make_moves():
@@ -61,7 +60,7 @@ def test_return_type_cpdag_is_the_class_of_the_dag():
     ds = registry.load_data("bnlearn", network="asia", n_samples=2000, seed=0)
     dag = registry.create("greedy_dag", stale=5).search(ds, scorer="bic")
     cp = registry.create("greedy_dag", stale=5, return_type="cpdag").search(ds, scorer="bic")
-    assert cp == cpdag(dag)
+    assert cp == dag.cpdag()
 
 
 @pytest.mark.parametrize("network", ["asia", "sachs", "child"])
