@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from macrocause.framework.dag_climb import bool_product, closure
-
 from ._climb import merge, move_variable, sample_clustering, sample_edges
+from ._kernels import dag_reach
 
 Idx = tuple[int, ...]
 TOL = 1e-9
@@ -66,8 +65,7 @@ def climb_edges(eng, clusters: list[Idx], adj: np.ndarray, max_steps: int) -> tu
         if m < 2:
             break
         pen = eng.structure(m, int(adj.sum())) - eng.structure(m, int(adj.sum()) + 1)
-        R = closure(adj)
-        longer = bool_product(adj, R)  # a path a -> c ~> b besides a -> b
+        R, longer = dag_reach(adj)  # longer: a path a -> c ~> b besides a -> b
         free = ~adj & ~adj.T & ~eye & ~R.T
         d_add = np.where(free, g_add.T - pen, -np.inf)
         d_del = np.where(adj, g_del.T + pen, -np.inf)
@@ -134,7 +132,7 @@ def cluster_step(eng, clusters: list[Idx], adj: np.ndarray, lo: int, hi: int):
                 if gain > top:
                     best, top = ("move", v, a, b), gain
     if m - 1 >= lo:
-        longer = bool_product(adj, closure(adj))
+        longer = dag_reach(adj)[1]
         for a in range(m):
             for b in range(a + 1, m):
                 if longer[a, b] or longer[b, a] or not every and b not in near[a]:
