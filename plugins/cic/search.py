@@ -37,7 +37,9 @@ class CICGreedyParams(Params):
         None, ge=0, description="perturbation: kicks in a row without improvement that end a start. None: "
         "10 + d // 10, scaling with d (the rule: docs/plugins/cic.md)."
     )
-    rho: float = Field(0.5, ge=0, le=1, description="Erdos-Renyi edge probability of the random starts.")
+    rho: float = Field(0.5, ge=0, le=1, description="Erdos-Renyi edge probability of the random starts; the "
+                       "perturbation search caps it so that the expected in-degree is at most the parents a family "
+                       "can pay for (9 at N = 4,000; _ils.start_density).")
     seed: int = Field(0, description="Seed; per-start seeds are spawned from it (SeedSequence).")
     m_distribution: Literal["paper", "uniform", "geometric"] = Field(
         "uniform", description="Distribution of the number of clusters m of a random start on "
@@ -196,7 +198,7 @@ class CICGreedy(Searcher):
         from macrocause.framework.execution import parallel_map
 
         from ._climb import orient_vstructures
-        from ._ils import run_chunk
+        from ._ils import affordable_indegree, run_chunk
 
         p = self.params
         eng = engine_for(scorer, data)
@@ -205,7 +207,8 @@ class CICGreedy(Searcher):
         seeds = np.random.SeedSequence(p.seed).spawn(p.starts_for(d))
         cfg = {"rho": p.rho, "max_clusters": p.max_clusters, "min_clusters": p.min_clusters,
                "m_distribution": p.m_distribution, "m_decay": p.m_decay, "max_steps": p.max_steps,
-               "cluster_moves": p.cluster_moves, "strategy": p.strategy, "stale": p.stale_for(d)}
+               "cluster_moves": p.cluster_moves, "strategy": p.strategy, "stale": p.stale_for(d),
+               "max_indegree": affordable_indegree(data.n_samples) if p.strategy == "perturbation" else None}
         jobs = [(i, s, first if i == 0 else other) for i, s in enumerate(seeds)]
         sequential = p.executor == "local" and p.n_jobs == 1
         if sequential:
