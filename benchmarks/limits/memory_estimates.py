@@ -32,6 +32,10 @@ CASES = {
     "sogfs 3000 x 6000": ("sogfs", 3000, 6000),
     "sogfs 3000 x 600": ("sogfs", 3000, 600),
     "sogfs 6000 x 1200": ("sogfs", 6000, 1200),
+    "cic_greedy 4000 x 25": ("cic", 4000, 25),
+    "cic_greedy 4000 x 50": ("cic", 4000, 50),
+    "cic_greedy 16000 x 50": ("cic", 16000, 50),
+    "cic_greedy 4000 x 100": ("cic", 4000, 100),
 }
 
 CHILD = r"""
@@ -53,6 +57,12 @@ if kind == "csv":
     Dataset.from_csv(small)  # warm-up: imports
     est = csv_memory(_count_lines(Path(path)), d, d).bytes
     call = lambda: Dataset.from_csv(path)
+elif kind == "cic":  # cic_random, parity, clusters of 5 binary variables (the growth grid's data)
+    plugin, scorer = registry.create("cic_greedy"), registry.create("cic")
+    plugin.search(registry.load_data("cic_random", n_clusters=3, cluster_size=3, n=1000, seed=1), scorer=scorer)
+    ds = registry.load_data("cic_random", n_clusters=d // 5, cluster_size=5, n=n, seed=0)
+    est = plugin.memory_estimate(ds).bytes
+    call = lambda: plugin.search(ds, scorer=registry.create("cic"))
 else:
     plugin = registry.create("sogfs", n_clusters=5, max_iter=2)
     for shape in ((600, 80), (600, 700)):  # warm-up: imports and numba kernels, both code paths
@@ -74,6 +84,8 @@ def _input(kind: str, n: int, d: int, folder: Path) -> Path:
     import numpy as np
 
     rng = np.random.default_rng(0)
+    if kind == "cic":
+        return folder  # drawn by the child
     if kind == "csv":
         path = folder / "data.csv"
         with path.open("w") as fh:
@@ -93,7 +105,7 @@ def run(name: str) -> dict:
     kind, n, d = CASES[name]
     with tempfile.TemporaryDirectory() as tmp:
         path = _input(kind, n, d, Path(tmp))
-        env = {**os.environ, "PYTHONPATH": str(ROOT), "MACROCAUSE_MEMORY_LIMIT": "0"}
+        env = {**os.environ, "PYTHONPATH": os.environ.get("PYTHONPATH", str(ROOT)), "MACROCAUSE_MEMORY_LIMIT": "0"}
         out = subprocess.run([sys.executable, "-c", CHILD, kind, str(n), str(d), str(path)],
                              capture_output=True, text=True, env=env, check=True)
     row = json.loads(out.stdout.strip().splitlines()[-1])

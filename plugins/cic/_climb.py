@@ -8,8 +8,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from macrocause.framework.dag_climb import TOL, Idx, climb_edges, is_acyclic, total_score
+from macrocause.framework.dag_climb import TOL, Idx, climb_edges, total_score
 from macrocause.framework.numeric import compact_labels
+
+
+def is_acyclic(adj: np.ndarray) -> bool:
+    """True when the cluster digraph *adj* has no directed cycle (Kahn's algorithm, a numba kernel)."""
+    from ._kernels import topological_order
+
+    return topological_order(adj).size == adj.shape[0]
 
 
 def _without(clusters: list[Idx], adj: np.ndarray, drop: int) -> tuple[list[Idx], np.ndarray]:

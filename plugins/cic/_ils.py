@@ -8,11 +8,12 @@ else from ``local(C, union of the parents' variables)`` (engines of Eq. 6 and of
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-from macrocause.framework.dag_climb import bool_product, closure
-
 from ._climb import merge, move_variable, sample_clustering, sample_edges
+from ._kernels import dag_reach
 
 Idx = tuple[int, ...]
 TOL = 1e-9
@@ -66,8 +67,7 @@ def climb_edges(eng, clusters: list[Idx], adj: np.ndarray, max_steps: int) -> tu
         if m < 2:
             break
         pen = eng.structure(m, int(adj.sum())) - eng.structure(m, int(adj.sum()) + 1)
-        R = closure(adj)
-        longer = bool_product(adj, R)  # a path a -> c ~> b besides a -> b
+        R, longer = dag_reach(adj)  # longer: a path a -> c ~> b besides a -> b
         free = ~adj & ~adj.T & ~eye & ~R.T
         d_add = np.where(free, g_add.T - pen, -np.inf)
         d_del = np.where(adj, g_del.T + pen, -np.inf)
@@ -134,7 +134,7 @@ def cluster_step(eng, clusters: list[Idx], adj: np.ndarray, lo: int, hi: int):
                 if gain > top:
                     best, top = ("move", v, a, b), gain
     if m - 1 >= lo:
-        longer = bool_product(adj, closure(adj))
+        longer = dag_reach(adj)[1]
         for a in range(m):
             for b in range(a + 1, m):
                 if longer[a, b] or longer[b, a] or not every and b not in near[a]:
@@ -240,11 +240,27 @@ def perturbation_search(eng, d: int, start, rng: np.random.Generator, stale: int
     return (*best, kicks)
 
 
+def affordable_indegree(n: int) -> int:
+    """The most parent clusters a family of the ``family`` score can pay for at n samples: k parents cost
+    2^k (log n)/2 nats, a binary family gains at most n log 2, so k_max is the largest k with
+    2^k (log n)/2 < n log 2 (9 at n = 4,000; 6 at n = 400)."""
+    return max(1, math.ceil(math.log2(2.0 * n * math.log(2.0) / math.log(n))) - 1)
+
+
+def start_density(m: int, cfg: dict) -> float:
+    """Edge probability of a start's random edges over m clusters: ``rho``, capped (with
+    ``cfg["max_indegree"]``, the perturbation search) so that the expected in-degree rho (m - 1) / 2 is at
+    most that many parents. Denser starts only cost climbing: at m = 95 and rho = 0.5 the climb first
+    deletes some 2,000 edges no family can pay for. The draws are the same whatever the density."""
+    k = cfg.get("max_indegree")
+    return cfg["rho"] if k is None or m < 2 else min(cfg["rho"], 2.0 * k / (m - 1))
+
+
 def random_start(d: int, rng: np.random.Generator, cfg: dict):
     labels = sample_clustering(d, cfg["max_clusters"] or d, rng, cfg["min_clusters"], cfg["m_distribution"],
                                cfg["m_decay"])
     clusters = [tuple(np.flatnonzero(labels == c).tolist()) for c in np.unique(labels)]
-    return clusters, sample_edges(len(clusters), cfg["rho"], rng)
+    return clusters, sample_edges(len(clusters), start_density(len(clusters), cfg), rng)
 
 
 def run_start(eng, d: int, cfg: dict, seed: np.random.SeedSequence, start) -> tuple[float, list[Idx], np.ndarray]:
@@ -257,7 +273,7 @@ def run_start(eng, d: int, cfg: dict, seed: np.random.SeedSequence, start) -> tu
     fixed = start is not None and start[0] is not None and start[2]
     if start is not None and start[0] is not None:
         clusters = start[0]
-        adj = start[1] if start[1] is not None else sample_edges(len(clusters), cfg["rho"], rng)
+        adj = start[1] if start[1] is not None else sample_edges(len(clusters), start_density(len(clusters), cfg), rng)
     lo, hi = (1, d) if fixed else (cfg["min_clusters"], min(cfg["max_clusters"] or d, d))
     if cfg["strategy"] == "restarts":
         return local_search(eng, clusters, adj, cfg["max_steps"], cfg["cluster_moves"], lo, hi)

@@ -136,17 +136,40 @@ def pairwise_mi_matrix(codes: np.ndarray, cards: np.ndarray) -> np.ndarray:
 
 
 @njit(cache=True)
+def _kl_sum(cnt: np.ndarray, q0: float) -> float:
+    """sum_s n_s KL(q_s || q0) over the rows s of a (states, 2) table of counts of y = 0 and y = 1."""
+    acc = 0.0
+    for s in range(cnt.shape[0]):
+        tot = cnt[s, 0] + cnt[s, 1]
+        if tot == 0:
+            continue
+        for c, q in ((cnt[s, 1], q0), (cnt[s, 0], 1.0 - q0)):
+            if c > 0:
+                acc += c * np.log(c / (tot * q))
+    return acc
+
+
+@njit(cache=True)
 def tilt_gain(y: np.ndarray, B: np.ndarray, cols: np.ndarray, q0: float) -> float:
-    """sum_s n_s KL(q_s || q0) of the Bernoulli y (1 = odd parity) in each joint state s of the rows
-    ``B[cols]`` (0/1 features of the parent clusters), q_s = mean of y in state s (Bernoulli KL, nats)."""
+    """sum_s n_s KL(q_s || q0) of the Bernoulli ``y < 0`` (odd parity of the child) in each joint state s
+    of the rows ``B[cols] < 0`` (+-1 features of the parent clusters, row ``cols[j]`` is bit j of s),
+    q_s = the share of odd parity in state s (Bernoulli KL, nats).
+
+    Each sample's code ``[y < 0] + 2 s`` is built one feature row at a time (loops the compiler
+    vectorises), then counted in one pass."""
     k = cols.shape[0]
     n = y.shape[0]
-    cnt = np.zeros((2 ** k, 2), np.int64)
+    code = np.empty(n, np.int64)
     for t in range(n):
-        s = 0
-        for j in range(k):
-            s |= np.int64(B[cols[j], t]) << j
-        cnt[s, y[t]] += 1
+        code[t] = np.int64(y[t] < 0)
+    for j in range(k):
+        row = B[cols[j]]
+        for t in range(n):
+            code[t] |= np.int64(row[t] < 0) << (j + 1)
+    cnt = np.zeros((2 ** k, 2), np.int64)
+    flat = cnt.reshape(2 ** (k + 1))
+    for t in range(n):
+        flat[code[t]] += 1
     acc = 0.0
     for s in range(2 ** k):
         tot = cnt[s, 0] + cnt[s, 1]
@@ -156,6 +179,38 @@ def tilt_gain(y: np.ndarray, B: np.ndarray, cols: np.ndarray, q0: float) -> floa
             if c > 0:
                 acc += c * np.log(c / (tot * q))
     return acc
+
+
+@njit(cache=True)
+def tilt_best(y: np.ndarray, B: np.ndarray, second: np.ndarray, q0: float) -> float:
+    """The best :func:`tilt_gain` over the features of the parents: parent j is read through row j of B
+    (its parity) or, when ``second[j] >= 0``, row ``second[j]`` (its majority). With at most one parent
+    that has a choice, both of its readings; else all parities, all majorities, then one pass of single
+    flips from the better (``FamilyEngine._tilt``)."""
+    k = second.shape[0]
+    cols = np.arange(k)
+    choosable = np.flatnonzero(second >= 0)
+    gain = tilt_gain(y, B, cols, q0)
+    if choosable.shape[0] == 0:
+        return gain
+    if choosable.shape[0] == 1:
+        cols[choosable[0]] = second[choosable[0]]
+        return max(gain, tilt_gain(y, B, cols, q0))
+    alt = cols.copy()
+    for j in choosable:
+        alt[j] = second[j]
+    g = tilt_gain(y, B, alt, q0)
+    if g > gain:
+        cols, gain = alt, g
+    for j in choosable:
+        old = cols[j]
+        cols[j] = second[j] if old == j else j
+        g = tilt_gain(y, B, cols, q0)
+        if g > gain:
+            gain = g
+        else:
+            cols[j] = old
+    return gain
 
 
 @njit(cache=True)
@@ -228,3 +283,52 @@ def odd_share(P: np.ndarray, mask: np.ndarray) -> float:
         acc ^= acc >> np.uint64(1)
         odd += np.int64(acc & np.uint64(1))
     return odd / n
+
+
+@njit(cache=True)
+def topological_order(adj: np.ndarray) -> np.ndarray:
+    """The nodes of the digraph *adj* (bool, m x m) in a topological order (Kahn), or an empty array
+    when it has a cycle."""
+    m = adj.shape[0]
+    indeg = np.zeros(m, np.int64)
+    for a in range(m):
+        for b in range(m):
+            if adj[a, b]:
+                indeg[b] += 1
+    order = np.empty(m, np.int64)
+    head = tail = 0
+    for b in range(m):
+        if indeg[b] == 0:
+            order[tail] = b
+            tail += 1
+    while head < tail:
+        a = order[head]
+        head += 1
+        for b in range(m):
+            if adj[a, b]:
+                indeg[b] -= 1
+                if indeg[b] == 0:
+                    order[tail] = b
+                    tail += 1
+    return order if tail == m else order[:0]
+
+
+@njit(cache=True)
+def dag_reach(adj: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For a DAG *adj*: R[a, b] when a directed path a -> ... -> b exists, and longer[a, b] when one
+    a -> c ~> b exists (through a child c of a: then reversing a -> b would close a cycle). Children's
+    rows are joined in reverse topological order: O(|E| m), no matrix products."""
+    m = adj.shape[0]
+    order = topological_order(adj)
+    R = np.zeros((m, m), np.bool_)
+    longer = np.zeros((m, m), np.bool_)
+    for i in range(m - 1, -1, -1):
+        a = order[i]
+        for c in range(m):
+            if adj[a, c]:
+                R[a, c] = True
+                for b in range(m):
+                    if R[c, b]:
+                        R[a, b] = True
+                        longer[a, b] = True
+    return R, longer

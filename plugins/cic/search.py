@@ -37,7 +37,9 @@ class CICGreedyParams(Params):
         None, ge=0, description="perturbation: kicks in a row without improvement that end a start. None: "
         "10 + d // 10, scaling with d (the rule: docs/plugins/cic.md)."
     )
-    rho: float = Field(0.5, ge=0, le=1, description="Erdos-Renyi edge probability of the random starts.")
+    rho: float = Field(0.5, ge=0, le=1, description="Erdos-Renyi edge probability of the random starts; the "
+                       "perturbation search caps it so that the expected in-degree is at most the parents a family "
+                       "can pay for (9 at N = 4,000; _ils.start_density).")
     seed: int = Field(0, description="Seed; per-start seeds are spawned from it (SeedSequence).")
     m_distribution: Literal["paper", "uniform", "geometric"] = Field(
         "uniform", description="Distribution of the number of clusters m of a random start on "
@@ -133,14 +135,19 @@ class CICGreedy(Searcher):
         return Example({"restarts": 4, "n_perm": 10}, xor_example(n=400, seed=0), scorer="cic")
 
     def memory_estimate(self, data: Dataset) -> MemoryEstimate:
-        """Engine arrays (codes, signs, packed bits: about 20 n d bytes), the bounded feature cache (at most
-        2,048 cluster features of n bytes) and the bounded score and entropy caches (about 2,000 d^2 bytes
-        at the sizes measured; see docs/limits.md)."""
-        from .family import FEATURE_ENTRIES
+        """Counted from the allocations (docs/limits.md has the measured peaks): the engine's codes and signs
+        (9 n d bytes) plus, during the relation start, the binary check, the int64 and int8 copies and the
+        packed bits (12 n d); the cluster features (n bytes each, at most FEATURE_ENTRIES = 2,048; about
+        3 d^2 are met); and the family-score and entropy caches (at most CACHE_ENTRIES = 100,000 entries
+        each, about 220 and 150 bytes an entry with its key tuples, dict slot and float; about d^3 / 2 and
+        d^3 / 7 entries are met, measured at d = 25 and 50: full from d = 59 and 89)."""
+        from .family import CACHE_ENTRIES, FEATURE_ENTRIES
 
         n, d = data.n_samples, data.n_variables
-        need = 20.0 * n * d + n * min(FEATURE_ENTRIES, 40 * d) + 2000.0 * d * d
-        return MemoryEstimate(need, "about 20 n d + 40 n d (at most 2,048 n) + 2,000 d^2 bytes",
+        caches = 220.0 * min(CACHE_ENTRIES, d ** 3 / 2) + 150.0 * min(CACHE_ENTRIES, d ** 3 / 7)
+        need = 21.0 * n * d + n * min(FEATURE_ENTRIES, 3 * d * d) + caches
+        return MemoryEstimate(need, "about 21 n d + n min(2,048, 3 d^2) + 220 min(10^5, d^3 / 2) + "
+                              "150 min(10^5, d^3 / 7) bytes",
                               "use fewer variables or samples, or cluster a subset first")
 
     def check_data(self, data: Dataset) -> None:
@@ -196,7 +203,7 @@ class CICGreedy(Searcher):
         from macrocause.framework.execution import parallel_map
 
         from ._climb import orient_vstructures
-        from ._ils import run_chunk
+        from ._ils import affordable_indegree, run_chunk
 
         p = self.params
         eng = engine_for(scorer, data)
@@ -205,7 +212,8 @@ class CICGreedy(Searcher):
         seeds = np.random.SeedSequence(p.seed).spawn(p.starts_for(d))
         cfg = {"rho": p.rho, "max_clusters": p.max_clusters, "min_clusters": p.min_clusters,
                "m_distribution": p.m_distribution, "m_decay": p.m_decay, "max_steps": p.max_steps,
-               "cluster_moves": p.cluster_moves, "strategy": p.strategy, "stale": p.stale_for(d)}
+               "cluster_moves": p.cluster_moves, "strategy": p.strategy, "stale": p.stale_for(d),
+               "max_indegree": affordable_indegree(data.n_samples) if p.strategy == "perturbation" else None}
         jobs = [(i, s, first if i == 0 else other) for i, s in enumerate(seeds)]
         sequential = p.executor == "local" and p.n_jobs == 1
         if sequential:

@@ -149,3 +149,90 @@ def test_kth_distance_and_counts_are_the_same_with_any_thread_budget(monkeypatch
     eps = np.sort(D, axis=1)[:, 5]
     np.testing.assert_array_equal(_kth_distance(X, 5), eps)
     np.testing.assert_array_equal(count_within(X, eps), (D < eps[:, None]).sum(axis=1) - 1)
+
+
+
+def old_tilt_gain(y, B, cols, q0):
+    """The parity tilt's fit as first written: one pass per sample over the chosen 0/1 rows, then the KL sum."""
+    k = len(cols)
+    cnt = np.zeros((2 ** k, 2), np.int64)
+    for t in range(y.shape[0]):
+        s = sum(int(B[c, t]) << j for j, c in enumerate(cols))
+        cnt[s, y[t]] += 1
+    acc = 0.0
+    for s in range(2 ** k):
+        tot = cnt[s, 0] + cnt[s, 1]
+        for c, q in ((cnt[s, 1], q0), (cnt[s, 0], 1.0 - q0)):
+            if tot and c > 0:
+                acc += c * np.log(c / (tot * q))
+    return acc
+
+
+@pytest.mark.parametrize("k", [0, 1, 3, 6])
+def test_vectorised_tilt_gain_equals_the_sample_loop(k):
+    from macrocause.plugins.cic._kernels import tilt_gain
+
+    rng = np.random.default_rng(k)
+    B = rng.integers(0, 2, (8, 300)).astype(np.int8)
+    y = (B[0] ^ B[3] ^ (rng.random(300) < 0.2)).astype(np.int64)
+    cols = np.array(rng.choice(8, k, replace=False), dtype=np.int64)
+    signs = lambda a: np.ascontiguousarray((1 - 2 * a).astype(np.int8))  # noqa: E731 (the kernel reads +-1)
+    assert tilt_gain(signs(y), signs(B), cols, 0.45) == pytest.approx(old_tilt_gain(y, B, cols, 0.45), rel=1e-13)
+
+
+def old_tilt(eng, C, parents):
+    """FamilyEngine._tilt as first written (the choice of parity or majority per parent in Python)."""
+    import itertools
+    import math
+
+    from macrocause.plugins.cic._kernels import tilt_gain
+
+    y = eng.feature(C, "par")
+    q1 = min(max(0.5 * (1.0 - float(np.prod(eng.mu[list(C)]))), 1e-12), 1.0 - 1e-12)
+    params = 2.0 ** len(parents)
+    if eng.half * params >= eng.n * math.log(2.0):
+        return -math.inf
+    rows, options = [], []
+    for A in parents:
+        rows.append(eng.feature(A, "par"))
+        options.append([len(rows) - 1])
+        if len(A) > 1:
+            rows.append(eng.feature(A, "maj"))
+            options[-1].append(len(rows) - 1)
+    B = np.array(rows, dtype=np.int8) if rows else np.zeros((0, eng.n), np.int8)
+    choosable = [j for j, o in enumerate(options) if len(o) > 1]
+
+    def fit(choice):
+        return tilt_gain(y, B, np.array([options[j][c] for j, c in enumerate(choice)], dtype=np.int64), q1)
+
+    if len(choosable) <= 1:
+        gain = max(fit(ch) for ch in itertools.product(*[range(len(o)) for o in options]))
+    else:
+        choice = [0] * len(parents)
+        gain = fit(choice)
+        alt = [1 if len(o) > 1 else 0 for o in options]
+        if fit(alt) > gain:
+            choice, gain = alt, fit(alt)
+        for j in choosable:
+            choice[j] ^= 1
+            g = fit(choice)
+            if g > gain:
+                gain = g
+            else:
+                choice[j] ^= 1
+    return gain - eng.half * params - math.log(2.0) * len(choosable)
+
+
+@pytest.mark.parametrize("mechanism", ["parity", "majority"])
+def test_tilt_in_one_kernel_equals_the_python_choice(mechanism):
+    from macrocause.plugins.cic.family import FamilyEngine
+    from macrocause.plugins.cic.simulate import random_cluster_dag
+
+    data = random_cluster_dag(n_clusters=6, cluster_size=3, mechanism=mechanism, n=500, seed=2)
+    eng = FamilyEngine(np.asarray(data.X), True)
+    rng = np.random.default_rng(0)
+    for _ in range(60):
+        cut = np.sort(rng.choice(np.arange(1, 18), 6, replace=False))
+        blocks = [tuple(int(v) for v in b) for b in np.split(rng.permutation(18), cut) if b.size]
+        C, parents = blocks[0], tuple(sorted(blocks[1:1 + int(rng.integers(0, 5))]))
+        assert eng._tilt(C, parents) == old_tilt(eng, C, parents)
