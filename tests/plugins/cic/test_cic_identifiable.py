@@ -123,3 +123,15 @@ def test_default_recovers_majority_clusters_of_four_and_five(n_clusters, size, s
     assert registry.create("edge_f1", kind="skeleton").evaluate(ds, g, truth).value == 1.0
     g = registry.create("cic_greedy", sparse_scan=False).search(ds, scorer="cic")
     assert registry.create("cluster_ari").evaluate(ds, g, truth).value < 0.8
+
+
+def test_drawn_design_sets_the_size_from_the_seed():
+    from macrocause.plugins.cic.simulate import drawn_design
+
+    sizes = [drawn_design(s) for s in range(100)]
+    assert {z["n_clusters"] for z in sizes} == set(range(3, 9)) and {z["cluster_size"] for z in sizes} == {2, 3, 4, 5}
+    assert {z["mechanism"] for z in sizes} == {"parity", "majority"} and {z["n"] for z in sizes} == {2000, 4000, 8000}
+    z = drawn_design(7)
+    ds = registry.load_data("cic_random", design="drawn", seed=7)
+    assert ds.X.shape == (z["n"], z["n_clusters"] * z["cluster_size"])
+    assert ds.X.shape == random_cluster_dag(z["n_clusters"], z["cluster_size"], z["mechanism"], n=z["n"], seed=7).X.shape
