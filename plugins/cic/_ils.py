@@ -166,8 +166,10 @@ def local_search(eng, clusters: list[Idx], adj: np.ndarray, max_steps: int, clus
         step = cluster_step(eng, clusters, adj, lo, hi)
         if step is None:
             break
-        clusters = step[0]
-        adj, score = climb_edges(eng, clusters, step[1], max_steps)
+        new_adj, new_score = climb_edges(eng, step[0], step[1], max_steps)
+        if new_score <= score + TOL:  # a move whose climbed score does not improve could cycle
+            break
+        clusters, adj, score = step[0], new_adj, new_score
     return score, clusters, adj
 
 

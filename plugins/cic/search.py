@@ -64,6 +64,11 @@ class CICGreedyParams(Params):
         "relations of the data (sets whose xor is far from uniform, found by information-set decoding; "
         "plugins/cic/relations.py); the other starts are random. False: every start random (the paper's)."
     )
+    sparse_scan: bool = Field(
+        True, description="With relation_start: also group by the sparse noisy parities of the data (every set "
+        "of up to w variables whose xor pays its code length, w by a budget of 5 million sets; "
+        "plugins/cic/sparse.py), which majority mechanisms make and decoding cannot reach."
+    )
     vstructures: bool = Field(True, description="Run the closing v-structure step (lines 11-15).")
     alpha: float = Field(0.01, gt=0, lt=1, description="Level of the CI tests of the v-structure step.")
     n_perm: int = Field(100, ge=1, description="Permutations of the kNN CMI test (continuous data).")
@@ -189,10 +194,16 @@ class CICGreedy(Searcher):
         if not np.isin(X, (0, 1)).all():
             return None
         from .relations import parity_relations, relation_clusters
+        from .sparse import reader_groups, sparse_parities
 
         d = data.n_variables
         rng = np.random.default_rng(np.random.SeedSequence([p.seed, 28]))
-        clusters = relation_clusters(d, parity_relations(X.astype(np.int64), rng, tries=min(100 * d, 4000)))
+        codes = X.astype(np.int64)
+        rels = parity_relations(codes, rng, tries=min(100 * d, 4000))
+        sparse = sparse_parities(codes) if p.sparse_scan else []
+        clusters = relation_clusters(d, rels + sparse)
+        if clusters is not None and sparse:
+            clusters = reader_groups(clusters, sparse)
         if clusters is None or not p.min_clusters <= len(clusters) <= (p.max_clusters or d):
             return None
         return clusters, None, False

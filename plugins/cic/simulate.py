@@ -192,6 +192,18 @@ class CICRandomParams(Params):
     noise: float = Field(0.1, ge=0, le=0.5, description="BSC noise of each child cluster's last variable.")
     n: int = Field(1000, ge=10, description="Samples N.")
     seed: int = Field(0, description="Random seed.")
+    design: Literal["given", "drawn"] = Field(
+        "given", description="given: the parameters above; drawn: n_clusters, cluster_size, mechanism and n drawn "
+        "from the seed (issue 28's scheme: 3-8 clusters of 2-5 variables, parity or majority, N = 2,000, "
+        "4,000 or 8,000, each uniform; see drawn_design), for tuning and report draws over many sizes.")
+
+
+def drawn_design(seed: int) -> dict:
+    """Issue 28's scheme: n_clusters uniform on 3..8, cluster_size on 2..5, mechanism parity or majority,
+    n in {2000, 4000, 8000}, from a stream of *seed* apart from the data's."""
+    rng = np.random.default_rng(np.random.SeedSequence([seed, 2828]))
+    return {"n_clusters": int(rng.integers(3, 9)), "cluster_size": int(rng.integers(2, 6)),
+            "mechanism": ("parity", "majority")[int(rng.integers(2))], "n": (2000, 4000, 8000)[int(rng.integers(3))]}
 
 
 class CICRandom(DataSource):
@@ -202,6 +214,7 @@ class CICRandom(DataSource):
     i.i.d. Be(1/2) and the last is ``BSC_noise(s xor parity(others))``, where the
     signal ``s`` xors ``mechanism(parent cluster)`` over the parent clusters: the
     parents' information sits in the cluster as a whole, not in any one variable.
+    ``design="drawn"`` draws the size, mechanism and N from the seed (:func:`drawn_design`).
 
     References
     ----------
@@ -214,4 +227,10 @@ class CICRandom(DataSource):
 
     def _load(self) -> Dataset:
         p = self.params
-        return random_cluster_dag(p.n_clusters, p.cluster_size, p.mechanism, p.rho, p.noise, p.n, p.seed)
+        size = {"n_clusters": p.n_clusters, "cluster_size": p.cluster_size, "mechanism": p.mechanism, "n": p.n}
+        if p.design == "drawn":
+            size = drawn_design(p.seed)
+        ds = random_cluster_dag(size["n_clusters"], size["cluster_size"], size["mechanism"], p.rho, p.noise,
+                                size["n"], p.seed)
+        ds.name = f"cic_random_{size['mechanism'][0]}{size['n_clusters']}x{size['cluster_size']}_n{size['n']}"
+        return ds
