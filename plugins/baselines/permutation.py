@@ -57,9 +57,15 @@ class _Permutation(Searcher):
     scale_invariant = "column"
 
     def check_data(self, data: Dataset) -> None:
-        data.check(self.name, min_samples=5, min_variables=2, reject_constant=True)
+        data.check(self.name, min_samples=5, min_variables=2)
 
     def _run(self, module: str, func: str, data: Dataset, scorer: Scorer | None, **kw) -> CausalGraph:
+        """causal-learn's *func* on the columns that vary; constant ones are isolated nodes (warned)."""
+        from ._constant import search_varying
+
+        return search_varying(self.name, data, lambda d: self._causallearn(module, func, d, scorer, **kw))
+
+    def _causallearn(self, module: str, func: str, data: Dataset, scorer: Scorer | None, **kw) -> CausalGraph:
         import importlib
         import warnings
         from unittest import mock  # imports asyncio and ssl: only when a search runs
