@@ -30,7 +30,9 @@ class FCI(Searcher):
     colliders and Zhang's orientation rules R1-R4 and R8-R10 (causal-learn). The result keeps
     FCI's endpoint marks: ``a -> b``, ``a <-> b`` (a latent common cause), ``a o-> b`` and
     ``a o-o b`` (undetermined marks); ``shd`` and ``edge_f1`` compare those marks (a PAG's
-    ``o->`` never equals a CPDAG's ``->``).
+    ``o->`` never equals a CPDAG's ``->``). causal-learn's rare circle-tail edges and directed cycles
+    become ``o-o`` (see :func:`readable_pag`; warned, listed in ``last_info``). Constant columns are
+    isolated nodes, with a warning.
 
     References
     ----------

@@ -92,7 +92,8 @@ class GRaSP(_Permutation):
 
     A search over variable orders by tucks (depth-first up to ``depth``), each order's DAG built by
     grow-shrink trees on the local scores; returns the CPDAG of the best order's DAG. Local scores
-    come from our scorer (``backend="macrocause"``, default ``bic``) or causal-learn's own.
+    come from our scorer (``backend="macrocause"``, default ``bic``) or causal-learn's own. Constant
+    columns are isolated nodes, with a warning.
 
     References
     ----------
@@ -114,7 +115,7 @@ class BOSS(_Permutation):
     Moves one variable at a time to its best position in the order (grow-shrink trees for the
     DAG of an order) until no move improves the score; returns the CPDAG of the final order's
     DAG. Local scores come from our scorer (``backend="macrocause"``, default ``bic``) or
-    causal-learn's own.
+    causal-learn's own. Constant columns are isolated nodes, with a warning.
 
     References
     ----------
