@@ -30,12 +30,13 @@ DEFAULT_PRIORITY = {0: 3, 1: 3, 2: 4}  # causal-learn's uc_priority=-1: each rul
 PYTHON_WORK = 200_000  # n d^2 up to which a search runs its tests in plain Python (no compiling)
 
 
-def resolve_conflicts(M: np.ndarray) -> tuple[np.ndarray, list[tuple[int, int]]]:
+def resolve_conflicts(M: np.ndarray, mark: int = -1) -> tuple[np.ndarray, list[tuple[int, int]]]:
     """Make the directed edges on a directed cycle of an endpoint matrix undirected.
 
     Returns the matrix and the edges made undirected, ``(i, j)`` for ``i -> j`` as
     it was (those inside one strongly connected component of the directed edges).
-    Bidirected edges are kept.
+    Bidirected edges are kept. *mark* is put at both ends of those edges: -1 (tails,
+    ``i - j``; pc) or 2 (circles, ``i o-o j``; fci, whose PAGs read a tail-tail edge as selection).
     """
     from scipy.sparse import csr_matrix
     from scipy.sparse.csgraph import connected_components
@@ -44,7 +45,7 @@ def resolve_conflicts(M: np.ndarray) -> tuple[np.ndarray, list[tuple[int, int]]]
     directed = (M == -1) & (M.T == 1)  # directed[i, j]: i -> j
     _, comp = connected_components(csr_matrix(directed), directed=True, connection="strong")
     cyclic = directed & (comp[:, None] == comp[None, :])
-    M[cyclic | cyclic.T] = -1
+    M[cyclic | cyclic.T] = mark
     return M, [tuple(e) for e in np.argwhere(cyclic).tolist()]
 
 

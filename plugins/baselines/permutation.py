@@ -57,9 +57,15 @@ class _Permutation(Searcher):
     scale_invariant = "column"
 
     def check_data(self, data: Dataset) -> None:
-        data.check(self.name, min_samples=5, min_variables=2, reject_constant=True)
+        data.check(self.name, min_samples=5, min_variables=2)
 
     def _run(self, module: str, func: str, data: Dataset, scorer: Scorer | None, **kw) -> CausalGraph:
+        """causal-learn's *func* on the columns that vary; constant ones are isolated nodes (warned)."""
+        from ._constant import search_varying
+
+        return search_varying(self.name, data, lambda d: self._causallearn(module, func, d, scorer, **kw))
+
+    def _causallearn(self, module: str, func: str, data: Dataset, scorer: Scorer | None, **kw) -> CausalGraph:
         import importlib
         import warnings
         from unittest import mock  # imports asyncio and ssl: only when a search runs
@@ -86,7 +92,8 @@ class GRaSP(_Permutation):
 
     A search over variable orders by tucks (depth-first up to ``depth``), each order's DAG built by
     grow-shrink trees on the local scores; returns the CPDAG of the best order's DAG. Local scores
-    come from our scorer (``backend="macrocause"``, default ``bic``) or causal-learn's own.
+    come from our scorer (``backend="macrocause"``, default ``bic``) or causal-learn's own. Constant
+    columns are isolated nodes, with a warning.
 
     References
     ----------
@@ -108,7 +115,7 @@ class BOSS(_Permutation):
     Moves one variable at a time to its best position in the order (grow-shrink trees for the
     DAG of an order) until no move improves the score; returns the CPDAG of the final order's
     DAG. Local scores come from our scorer (``backend="macrocause"``, default ``bic``) or
-    causal-learn's own.
+    causal-learn's own. Constant columns are isolated nodes, with a warning.
 
     References
     ----------

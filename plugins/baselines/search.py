@@ -119,18 +119,13 @@ class PC(Searcher):
             )
 
     def _search(self, data: Dataset, scorer, init) -> CausalGraph:
-        import warnings
-
+        from ._constant import varying_columns
         from ._pc import resolve_conflicts, run_pc, to_graph
 
         p = self.params
         test = self.test_for(data)
         X = data.X.astype(int) if test in ("chisq", "gsq") else data.X
-        varying = np.flatnonzero(np.ptp(X, axis=0) > 0)
-        if len(varying) < data.n_variables:
-            const = [data.names[j] for j in range(data.n_variables) if j not in set(varying)]
-            warnings.warn(f"{self.name}: constant columns {const} are independent of everything: "
-                          "returned as isolated nodes.", UserWarning, stacklevel=2)
+        varying = varying_columns(self.name, X, data.names)
         M = np.zeros((data.n_variables, data.n_variables), np.int8)
         info: dict = {}
         try:
