@@ -170,15 +170,7 @@ def tilt_gain(y: np.ndarray, B: np.ndarray, cols: np.ndarray, q0: float) -> floa
     flat = cnt.reshape(2 ** (k + 1))
     for t in range(n):
         flat[code[t]] += 1
-    acc = 0.0
-    for s in range(2 ** k):
-        tot = cnt[s, 0] + cnt[s, 1]
-        if tot == 0:
-            continue
-        for c, q in ((cnt[s, 1], q0), (cnt[s, 0], 1.0 - q0)):
-            if c > 0:
-                acc += c * np.log(c / (tot * q))
-    return acc
+    return _kl_sum(cnt, q0)
 
 
 @njit(cache=True)

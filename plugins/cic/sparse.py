@@ -28,6 +28,8 @@ import math
 import numpy as np
 from numba import njit
 
+from ._kernels import pack_bits
+
 Idx = tuple[int, ...]
 BUDGET = 5_000_000  # sets of sizes 2..w scanned at most
 
@@ -41,17 +43,6 @@ def scan_size(d: int, budget: int = BUDGET) -> int:
             break
         w += 1
     return w
-
-
-@njit(cache=True)
-def _pack_columns(codes: np.ndarray) -> np.ndarray:
-    n, d = codes.shape
-    out = np.zeros((d, (n + 63) // 64), np.uint64)
-    for t in range(n):
-        for j in range(d):
-            if codes[t, j]:
-                out[j, t // 64] |= np.uint64(1) << np.uint64(t % 64)
-    return out
 
 
 @njit(cache=True)
@@ -116,7 +107,7 @@ def sparse_parities(codes: np.ndarray, budget: int = BUDGET, cap: int = 10_000) 
         return []
     mu = 1.0 - 2.0 * codes.mean(axis=0)
     need = np.array([0.5 * math.log(n) + math.log(math.comb(d, k)) for k in range(w + 1)])
-    rows = _scan(_pack_columns(np.ascontiguousarray(codes.astype(np.int8))), n, mu, w, need, cap)
+    rows = _scan(pack_bits(np.ascontiguousarray(codes.T.astype(np.int8))), n, mu, w, need, cap)
     return [tuple(int(v) for v in r if v >= 0) for r in rows]
 
 
