@@ -78,16 +78,7 @@ class NumpyEntropies(DiscreteEntropies):
     def _entropy(self, cols: Idx) -> float:
         if not cols:
             return 0.0
-        rows, cards = self._rows, self.cards
-        keys = rows[cols[0]]
-        total = int(cards[cols[0]])
-        for c in cols[1:]:
-            s = int(cards[c])
-            if total * s > KEY_RANK_LIMIT:
-                u, keys = np.unique(keys, return_inverse=True)
-                total = u.size
-            keys = keys * s + rows[c]
-            total *= s
+        keys, total = self._joint_keys(cols)
         if total <= DENSE_COUNT_LIMIT:
             counts = np.bincount(keys, minlength=total)
             counts = counts[counts > 0]
@@ -144,19 +135,26 @@ class NumpyEntropies(DiscreteEntropies):
             out[j] = self._h[key] = h
         return out
 
+    def _joint_keys(self, cols: Idx) -> tuple[np.ndarray, int]:
+        """Mixed-radix keys of the joint value of the (non-empty) *cols*, re-ranked in order before
+        they could overflow, and their range."""
+        rows, cards = self._rows, self.cards
+        keys = rows[cols[0]]
+        total = int(cards[cols[0]])
+        for c in cols[1:]:
+            s = int(cards[c])
+            if total * s > KEY_RANK_LIMIT:
+                u, keys = np.unique(keys, return_inverse=True)
+                total = u.size
+            keys = keys * s + rows[c]
+            total *= s
+        return keys, total
+
     def _ranked_keys(self, cols: Idx) -> tuple[np.ndarray, int]:
         """Codes 0..K-1 of the joint value of *cols* (mixed radix, ranked when above n) and K."""
         if not cols:
             return np.zeros(self.n, dtype=np.int64), 1
-        keys = self._rows[cols[0]]
-        total = int(self.cards[cols[0]])
-        for c in cols[1:]:
-            s = int(self.cards[c])
-            if total * s > KEY_RANK_LIMIT:
-                u, keys = np.unique(keys, return_inverse=True)
-                total = u.size
-            keys = keys * s + self._rows[c]
-            total *= s
+        keys, total = self._joint_keys(cols)
         if total > self.n:
             u, keys = np.unique(keys, return_inverse=True)
             total = u.size
