@@ -11,6 +11,7 @@ A grid file::
     timeout: 600                          # seconds per run (local executor)
     repeat: 3                             # timed executions per run (medians stored)
     warmup: true                          # one untimed execution first
+    isolate: true                         # each run in a fresh process (honest peak memory)
     plugins: [oracle.py]                  # plugin files (relative to this file) for this grid
 
 A data entry may set step parameters of the pipelines run on it, in the
@@ -45,6 +46,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from . import registry
 from .errors import PipelineError
 from .execution import Executor, iter_unordered, progress_bar
+from .isolated import RunFailed, run_isolated
 from .pipeline import DataSpec, Pipeline, StepRecord
 from .pipeline.core import read_pipeline
 from .pipeline.repeat import run_repeated
@@ -134,6 +136,8 @@ class Grid(BaseModel):
     repeat: int = Field(1, ge=1, le=100, strict=True,
                         description="Timed executions of each run in its worker; times are their medians.")
     warmup: bool = Field(False, strict=True, description="One untimed execution of each run first.")
+    isolate: bool = Field(False, strict=True, description="Each run in a fresh Python process; a step's peak "
+                          "memory counted from the process's level before the step first ran (warm-up included).")
     plugins: list[str] = Field(default_factory=list,
                                description="Python files of plugins for this grid, relative to the grid file.")
     baselines: list[str] = Field(default_factory=list, description="Plugins (or methods) the report's paired "
@@ -225,7 +229,7 @@ class Grid(BaseModel):
                 p = pipe.with_data(spec)
                 for seed in self.seeds:
                     q = p.with_seed(seed)
-                    task = Task(q, self.name, self.timeout, self.repeat, self.warmup, files)
+                    task = Task(q, self.name, self.timeout, self.repeat, self.warmup, files, self.isolate)
                     if task.key in origin:
                         i0, j0 = origin[task.key]
                         raise PipelineError(
@@ -248,10 +252,11 @@ class Task:
     repeat: int = 1
     warmup: bool = False
     plugins: tuple[str, ...] = ()  # plugin files the worker registers before running
+    isolate: bool = False  # run in a fresh process (macrocause.framework.isolated)
 
     def __reduce__(self):
         # the plugin files are registered before the pipeline (which names their plugins) is rebuilt
-        return (_task, (self.plugins, self.pipeline, self.grid, self.timeout, self.repeat, self.warmup))
+        return (_task, (self.plugins, self.pipeline, self.grid, self.timeout, self.repeat, self.warmup, self.isolate))
 
     @property
     def key(self) -> str:
@@ -260,9 +265,9 @@ class Task:
         return run_key(hashlib.sha256(text.encode()).hexdigest()[:24], self.grid)
 
 
-def _task(plugins, pipeline, grid, timeout, repeat, warmup) -> Task:
+def _task(plugins, pipeline, grid, timeout, repeat, warmup, isolate) -> Task:
     registry.load_files(plugins)
-    return Task(pipeline, grid, timeout, repeat, warmup, plugins)
+    return Task(pipeline, grid, timeout, repeat, warmup, plugins, isolate)
 
 
 @dataclass
@@ -303,13 +308,17 @@ def run_task(task: Task) -> Outcome:
     t0 = time.perf_counter()
     try:
         registry.load_files(task.plugins)
-        records, data = run_repeated(pipe, task.repeat, task.warmup)
+        if task.isolate:
+            records, data = run_isolated(task)
+            data = {**data, "isolated": True}
+        else:
+            records, data = run_repeated(pipe, task.repeat, task.warmup)
         if task.plugins:  # so that a report can load the evaluators these records name
             data = {**data, "plugin_files": list(task.plugins)}
         out.records = [{**r, **data} for r in records]
     except Exception as exc:
-        out.records = [asdict(StepRecord("<run>", "run", None, {}, status="failed",
-                                         error=f"{type(exc).__name__}: {exc}"))]
+        error = str(exc) if isinstance(exc, RunFailed) else f"{type(exc).__name__}: {exc}"
+        out.records = [asdict(StepRecord("<run>", "run", None, {}, status="failed", error=error))]
     out.seconds = time.perf_counter() - t0
     return out
 

@@ -5,7 +5,10 @@ The peak memory is the block's own: how far the process's resident set size
 high-water mark is reset at the start (``/proc/self/clear_refs``) and read at
 the end (``VmHWM``), so no short peak is missed; elsewhere RSS is sampled.
 Memory the process already held (from imports or an earlier step) and reused
-is not counted; memory of other threads running at the same time is.
+is not counted; memory of other threads running at the same time is. With
+*base* (an earlier RSS level, e.g. the process's before the block first ran in
+it) the peak is counted from there instead, so freed memory the block reuses is
+counted too (grids' ``isolate: true``).
 """
 
 from __future__ import annotations
@@ -53,14 +56,17 @@ def _high_water_mb() -> float | None:
 @dataclass
 class Measurement:
     seconds: float = 0.0
-    peak_mb: float = 0.0  # the block's own peak: RSS increase over the start, in MiB
+    peak_mb: float = 0.0  # the block's own peak: RSS increase over the start (or the base), in MiB
+    start_mb: float = 0.0  # RSS at the start of the block, in MiB
 
 
 @contextmanager
-def measure(interval: float = 0.01):
+def measure(interval: float = 0.01, base: float | None = None):
     """Measure wall time and peak memory (RSS increase over the start, MiB) of the block.
 
     *interval* is the RSS sampling period where the kernel's high-water mark is unavailable.
+    *base* (MiB of RSS, e.g. an earlier :attr:`Measurement.start_mb`) replaces the start as
+    the level the peak is counted from.
 
     >>> import numpy as np
     >>> with measure() as m:
@@ -69,7 +75,7 @@ def measure(interval: float = 0.01):
     True
     """
     m = Measurement()
-    start = rss_mb()
+    start = m.start_mb = rss_mb()
     exact = _reset_high_water() and _high_water_mb() is not None
     stop = threading.Event()
     peak = start
@@ -93,4 +99,4 @@ def measure(interval: float = 0.01):
             t.join()
         top = _high_water_mb() if exact else None
         peak = max(peak, rss_mb(), top or 0.0)
-        m.peak_mb = max(0.0, peak - start)
+        m.peak_mb = max(0.0, peak - (start if base is None else base))

@@ -90,6 +90,9 @@ class RunContext:
     origin: str = "the data"
     outputs: dict[str, Any] = field(default_factory=dict)
     records: list[StepRecord] = field(default_factory=list)
+    # (step, plugin) -> RSS (MiB) before its first call in this process; when given, each call's
+    # peak memory is counted from there (see :func:`~macrocause.framework.pipeline.repeat.run_repeated`)
+    memory_base: dict[tuple[str, str], float] | None = None
 
     def create(self, name: str, params: Mapping[str, Any], role: Role | None, key: str) -> Plugin:
         return create_plugin(name, params, role, f"step {key!r}", self.seed)
@@ -98,14 +101,18 @@ class RunContext:
         """Run *fn*, recording its time, start-up time, peak memory and output (or failure)."""
         rec = StepRecord(step.key, step.kind, plugin.name, plugin.get_params(), baseline=plugin.baseline, **extra)
         cpu0 = time.process_time()
+        where = (step.key, plugin.name)
+        base = self.memory_base.get(where) if self.memory_base is not None else None
         try:
-            with startup_clock(f"step {step.key!r} ({plugin.name})") as clock, measure() as m:
+            with startup_clock(f"step {step.key!r} ({plugin.name})") as clock, measure(base=base) as m:
                 out = fn()
         except Exception as exc:
             rec.status, rec.error = "failed", f"{type(exc).__name__}: {exc}"
             self.records.append(rec)
             raise
         rec.wall_s, rec.startup_s, rec.peak_mb = m.seconds, min(clock.seconds, m.seconds), m.peak_mb
+        if self.memory_base is not None:
+            self.memory_base.setdefault(where, m.start_mb)
         rec.cpu_s = time.process_time() - cpu0
         if isinstance(out, Evaluation):
             rec.metrics = dict(out.metrics)

@@ -6,6 +6,11 @@ with each step's ``wall_s``, ``cpu_s`` and ``startup_s`` replaced by their media
 the K executions and ``peak_mb`` by the largest peak; ``wall_runs`` keeps the K wall
 times. The data is loaded once, and its fingerprint (shape and a hash of the values)
 is recorded so that a report can check that every pipeline saw the same data.
+
+With ``isolated`` (a grid's ``isolate: true``: the process is fresh and runs this one
+pipeline), a step's ``peak_mb`` is counted from the process's resident memory just
+before that step first ran (in the warm-up, if any), not from the start of the
+timed execution: memory the warm-up freed and the timed execution reuses is counted.
 """
 
 from __future__ import annotations
@@ -40,17 +45,20 @@ def data_fingerprint(ds: Dataset) -> dict[str, Any]:
     return {"n_samples": int(ds.n_samples), "n_features": int(ds.n_variables), "data_hash": h.hexdigest()[:16]}
 
 
-def run_repeated(pipe: Pipeline, repeat: int = 1, warmup: bool = False) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+def run_repeated(pipe: Pipeline, repeat: int = 1, warmup: bool = False,
+                 isolated: bool = False) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """Run *pipe* (``repeat`` timed executions, after an untimed one with *warmup*) without
     raising; return the records (dicts, medians as described above) and the data's fingerprint.
+    *isolated*: count peak memory from before each step's first execution (see above).
 
     A failure in any execution ends the repeats: the failing execution's records are returned.
     """
     ds, label, origin = pipe.load()
     info = data_fingerprint(ds)
     runs: list[list[StepRecord]] = []
+    base: dict[tuple[str, str], float] | None = {} if isolated else None
     for i in range(int(warmup) + repeat):
-        records = pipe.run_loaded(ds, label, origin, pipe.seed, stop_on_error=False).records
+        records = pipe.run_loaded(ds, label, origin, pipe.seed, stop_on_error=False, memory_base=base).records
         if any(r.status != "done" for r in records):
             return [asdict(r) for r in records], info
         if i >= int(warmup):
