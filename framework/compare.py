@@ -136,8 +136,8 @@ class Grid(BaseModel):
     repeat: int = Field(1, ge=1, le=100, strict=True,
                         description="Timed executions of each run in its worker; times are their medians.")
     warmup: bool = Field(False, strict=True, description="One untimed execution of each run first.")
-    isolate: bool = Field(False, strict=True, description="Each run in a fresh Python process; a step's peak "
-                          "memory counted from the process's level before the step first ran (warm-up included).")
+    isolate: bool = Field(False, strict=True, description="Each run in a fresh Python process, free memory "
+                          "returned to the OS before every step: peak memory counts what the warm-up freed.")
     plugins: list[str] = Field(default_factory=list,
                                description="Python files of plugins for this grid, relative to the grid file.")
     baselines: list[str] = Field(default_factory=list, description="Plugins (or methods) the report's paired "

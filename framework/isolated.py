@@ -5,8 +5,8 @@ their allocations freed, and a later run reuses it without the resident set
 growing: its measured peak is then too low. Here the run is computed by a new
 interpreter (started as a subprocess, so that it also works inside the local
 executor's daemonic workers and on Dask), which loads the data, runs the warm-up
-if asked and the timed executions, and counts each step's peak memory from the
-process's resident memory just before the step first ran
+if asked and the timed executions, and before every step collects garbage and
+hands the allocator's free memory back to the OS
 (:func:`~macrocause.framework.pipeline.repeat.run_repeated` with ``isolated``).
 The records come back to the caller, which stores them as one run, as always.
 The new process dies with its caller (a run stopped at its timeout stops it).

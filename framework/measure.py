@@ -5,14 +5,15 @@ The peak memory is the block's own: how far the process's resident set size
 high-water mark is reset at the start (``/proc/self/clear_refs``) and read at
 the end (``VmHWM``), so no short peak is missed; elsewhere RSS is sampled.
 Memory the process already held (from imports or an earlier step) and reused
-is not counted; memory of other threads running at the same time is. With
-*base* (an earlier RSS level, e.g. the process's before the block first ran in
-it) the peak is counted from there instead, so freed memory the block reuses is
-counted too (grids' ``isolate: true``).
+is not counted; memory of other threads running at the same time is.
+:func:`release_free_memory` before a block hands freed memory back to the OS, so
+that the block counts what it reuses (grids' ``isolate: true``).
 """
 
 from __future__ import annotations
 
+import ctypes
+import gc
 import os
 import resource
 import threading
@@ -53,20 +54,44 @@ def _high_water_mb() -> float | None:
     return None
 
 
+def release_free_memory() -> bool:
+    """Collect garbage and return the C allocator's free memory to the OS (glibc's
+    ``malloc_trim``), so that a block measured next must map again, and so counts, memory
+    that earlier code freed; False where ``malloc_trim`` is unavailable (not glibc).
+
+    >>> import numpy as np
+    >>> blocks = [np.ones(8192) for _ in range(1600)]  # 100 MiB in 64 KiB blocks
+    >>> kept = [bytearray(600) for _ in range(1600)]   # small blocks above them: no shrinking
+    >>> del blocks
+    >>> with measure() as m:
+    ...     blocks = [np.ones(8192) for _ in range(1600)]
+    >>> reused = m.peak_mb
+    >>> del blocks
+    >>> if release_free_memory():
+    ...     with measure() as m:
+    ...         blocks = [np.ones(8192) for _ in range(1600)]
+    ...     assert m.peak_mb > 90, (reused, m.peak_mb)
+    """
+    gc.collect()
+    try:
+        trim = ctypes.CDLL(None).malloc_trim
+    except (OSError, AttributeError):
+        return False
+    trim(0)
+    return True
+
+
 @dataclass
 class Measurement:
     seconds: float = 0.0
-    peak_mb: float = 0.0  # the block's own peak: RSS increase over the start (or the base), in MiB
-    start_mb: float = 0.0  # RSS at the start of the block, in MiB
+    peak_mb: float = 0.0  # the block's own peak: RSS increase over the start, in MiB
 
 
 @contextmanager
-def measure(interval: float = 0.01, base: float | None = None):
+def measure(interval: float = 0.01):
     """Measure wall time and peak memory (RSS increase over the start, MiB) of the block.
 
     *interval* is the RSS sampling period where the kernel's high-water mark is unavailable.
-    *base* (MiB of RSS, e.g. an earlier :attr:`Measurement.start_mb`) replaces the start as
-    the level the peak is counted from.
 
     >>> import numpy as np
     >>> with measure() as m:
@@ -75,7 +100,7 @@ def measure(interval: float = 0.01, base: float | None = None):
     True
     """
     m = Measurement()
-    start = m.start_mb = rss_mb()
+    start = rss_mb()
     exact = _reset_high_water() and _high_water_mb() is not None
     stop = threading.Event()
     peak = start
@@ -99,4 +124,4 @@ def measure(interval: float = 0.01, base: float | None = None):
             t.join()
         top = _high_water_mb() if exact else None
         peak = max(peak, rss_mb(), top or 0.0)
-        m.peak_mb = max(0.0, peak - (start if base is None else base))
+        m.peak_mb = max(0.0, peak - start)

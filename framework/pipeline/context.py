@@ -16,7 +16,7 @@ from ..data import Dataset
 from ..errors import MacrocauseError, PipelineError
 from ..evaluation import truth_of
 from ..graph import CausalGraph
-from ..measure import measure
+from ..measure import measure, release_free_memory
 from ..partition import Partition
 from ..roles import Evaluation, Evaluator, Plugin, Role
 from .startup import startup_clock
@@ -90,9 +90,7 @@ class RunContext:
     origin: str = "the data"
     outputs: dict[str, Any] = field(default_factory=dict)
     records: list[StepRecord] = field(default_factory=list)
-    # (step, plugin) -> RSS (MiB) before its first call in this process; when given, each call's
-    # peak memory is counted from there (see :func:`~macrocause.framework.pipeline.repeat.run_repeated`)
-    memory_base: dict[tuple[str, str], float] | None = None
+    release_memory: bool = False  # free memory back to the OS before each call (grids' isolate: true)
 
     def create(self, name: str, params: Mapping[str, Any], role: Role | None, key: str) -> Plugin:
         return create_plugin(name, params, role, f"step {key!r}", self.seed)
@@ -100,19 +98,17 @@ class RunContext:
     def call(self, step: Any, plugin: Plugin, fn: Callable[[], Any], **extra: Any) -> Any:
         """Run *fn*, recording its time, start-up time, peak memory and output (or failure)."""
         rec = StepRecord(step.key, step.kind, plugin.name, plugin.get_params(), baseline=plugin.baseline, **extra)
+        if self.release_memory:
+            release_free_memory()
         cpu0 = time.process_time()
-        where = (step.key, plugin.name)
-        base = self.memory_base.get(where) if self.memory_base is not None else None
         try:
-            with startup_clock(f"step {step.key!r} ({plugin.name})") as clock, measure(base=base) as m:
+            with startup_clock(f"step {step.key!r} ({plugin.name})") as clock, measure() as m:
                 out = fn()
         except Exception as exc:
             rec.status, rec.error = "failed", f"{type(exc).__name__}: {exc}"
             self.records.append(rec)
             raise
         rec.wall_s, rec.startup_s, rec.peak_mb = m.seconds, min(clock.seconds, m.seconds), m.peak_mb
-        if self.memory_base is not None:
-            self.memory_base.setdefault(where, m.start_mb)
         rec.cpu_s = time.process_time() - cpu0
         if isinstance(out, Evaluation):
             rec.metrics = dict(out.metrics)

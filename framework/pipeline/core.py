@@ -293,11 +293,10 @@ class Pipeline:
         return load_dataset(spec, self.base), spec.label(), spec.source or Path(str(spec.csv)).name
 
     def run_loaded(self, ds: Dataset, label: str, origin: str, seed: int, *,
-                   stop_on_error: bool = True,
-                   memory_base: dict[tuple[str, str], float] | None = None) -> PipelineResult:
-        """Run the steps on an already loaded dataset (see :meth:`load`); *memory_base* is
-        :attr:`RunContext.memory_base`, shared by the executions of one fresh process."""
-        ctx = run_steps(list(self.steps), RunContext(ds, seed, origin, memory_base=memory_base), stop_on_error)
+                   stop_on_error: bool = True, release_memory: bool = False) -> PipelineResult:
+        """Run the steps on an already loaded dataset (see :meth:`load`); *release_memory*:
+        :attr:`RunContext.release_memory`."""
+        ctx = run_steps(list(self.steps), RunContext(ds, seed, origin, release_memory=release_memory), stop_on_error)
         return PipelineResult(self.name, label, seed, ctx.outputs, ctx.records, ctx.data)
 
 

@@ -7,10 +7,10 @@ the K executions and ``peak_mb`` by the largest peak; ``wall_runs`` keeps the K 
 times. The data is loaded once, and its fingerprint (shape and a hash of the values)
 is recorded so that a report can check that every pipeline saw the same data.
 
-With ``isolated`` (a grid's ``isolate: true``: the process is fresh and runs this one
-pipeline), a step's ``peak_mb`` is counted from the process's resident memory just
-before that step first ran (in the warm-up, if any), not from the start of the
-timed execution: memory the warm-up freed and the timed execution reuses is counted.
+With ``isolated`` (a grid's ``isolate: true``: a fresh process running this one
+pipeline), free memory goes back to the OS before every step
+(:func:`~macrocause.framework.measure.release_free_memory`), so a timed step that
+reuses what its warm-up (or an earlier step) freed has it counted in its ``peak_mb``.
 """
 
 from __future__ import annotations
@@ -49,16 +49,16 @@ def run_repeated(pipe: Pipeline, repeat: int = 1, warmup: bool = False,
                  isolated: bool = False) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """Run *pipe* (``repeat`` timed executions, after an untimed one with *warmup*) without
     raising; return the records (dicts, medians as described above) and the data's fingerprint.
-    *isolated*: count peak memory from before each step's first execution (see above).
+    *isolated*: release free memory before every step (see above).
 
     A failure in any execution ends the repeats: the failing execution's records are returned.
     """
     ds, label, origin = pipe.load()
     info = data_fingerprint(ds)
     runs: list[list[StepRecord]] = []
-    base: dict[tuple[str, str], float] | None = {} if isolated else None
     for i in range(int(warmup) + repeat):
-        records = pipe.run_loaded(ds, label, origin, pipe.seed, stop_on_error=False, memory_base=base).records
+        records = pipe.run_loaded(ds, label, origin, pipe.seed, stop_on_error=False,
+                                  release_memory=isolated).records
         if any(r.status != "done" for r in records):
             return [asdict(r) for r in records], info
         if i >= int(warmup):

@@ -1,8 +1,9 @@
-"""A grid's ``isolate: true``: each run in a fresh process, peak memory counted from before the
-step first ran, so that a timed run reusing what its warm-up freed is not under-reported."""
+"""A grid's ``isolate: true``: each run in a fresh process that hands freed memory back to the OS
+before every step, so that a timed run reusing what its warm-up freed is not under-reported."""
 
 from __future__ import annotations
 
+import mmap
 import sys
 
 import pytest
@@ -12,7 +13,11 @@ from macrocause.framework.store import ResultStore
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="exact peaks need Linux /proc")
 
-MIB = 200  # what the plugin allocates and touches
+MIB = 200  # what the plugin allocates and touches, in 64 KiB blocks
+PAGE = mmap.PAGESIZE
+# a page that holds a kept block stays resident after the blocks around it are freed and is reused
+# uncounted: at most one per kept block (one per 64 KiB block here, the worst case)
+RESIDUAL = MIB * 16 * PAGE / 2**20
 
 HOG_FILE = f'''
 import os
@@ -21,7 +26,7 @@ import signal
 import numpy as np
 from macrocause.framework import DataSource, Partition, Partitioner, hookimpl
 
-_kept = []  # small blocks that outlive each call, between the big ones: the heap cannot shrink
+_kept = []  # small blocks that outlive each call, among the big ones: the heap cannot shrink
 
 
 class Hog(Partitioner):
@@ -81,7 +86,7 @@ def test_an_isolated_run_counts_the_memory_its_warmup_freed(toys, tmp_path):
     assert shared[0]["status"] == "done" and shared[0]["peak_mb"] < MIB / 2
     isolated = _run(tmp_path, "isolate: true\n")
     assert isolated[0]["status"] == "done" and isolated[0]["extra"]["isolated"] is True
-    assert MIB <= isolated[0]["peak_mb"] < MIB + 50
+    assert MIB - RESIDUAL <= isolated[0]["peak_mb"] < MIB + 50
     assert isolated[0]["extra"]["data_hash"] == shared[0]["extra"]["data_hash"]
 
 
