@@ -1,16 +1,14 @@
-"""Log-log plot of cic_greedy's wall time (growth_d.yaml's store) and peak memory against d.
+"""Log-log plot of cic_greedy's wall time, CPU time and peak memory against d, from growth_d.yaml's store.
 
-    python benchmarks/cic/growth_d_plot.py STORE OUT.png 25:8 50:27 100:53
+    python benchmarks/cic/growth_d_plot.py STORE OUT.png
 
-Time: wall and CPU seconds of the ``cic_greedy`` step of each data set of grid ``cic_growth_d`` (data labels d25, d50, ...).
-Memory: ``d:MiB`` pairs measured in a fresh process by ``benchmarks/limits/memory_estimates.py`` (the
-grid's own ``peak_mb`` follows an identical warm-up run, whose freed caches the timed run reuses).
+The figures are ``macrocause report --growth d``'s (``growth.csv``: medians over seeds of the
+``cic_greedy`` step), drawn as the CIC page's one figure: time and CPU beside memory. The grid
+runs with ``isolate: true``, so the memory is each run's own peak in a fresh process.
 """
 
 from __future__ import annotations
 
-import json
-import sqlite3
 import sys
 
 import matplotlib
@@ -18,22 +16,24 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+from macrocause.framework.report import report_frames  # noqa: E402
+from macrocause.framework.store import ResultStore  # noqa: E402
 
-def main(store: str, out: str, memory: list[str]) -> None:
-    rows = sqlite3.connect(f"file:{store}?mode=ro", uri=True).execute(
-        "select data_label, seconds, extra from runs where grid = 'cic_growth_d' and plugin = 'cic_greedy' "
-        "and status = 'done'").fetchall()
-    t = sorted((int(label[1:]), s, json.loads(extra)["cpu_s"]) for label, s, extra in rows)
-    m = sorted((int(a), float(b)) for a, b in (pair.split(":") for pair in memory))
+
+def main(store: str, out: str) -> None:
+    with ResultStore(store, readonly=True) as st:
+        g = report_frames(st, "cic_growth_d", metrics=["time", "cpu", "memory"], growth="d")["growth"]
+    g = g[g.method.str.endswith("(cic_greedy)")]
+    pts = {m: (list(s["size"]), list(s["median"])) for m, s in g.groupby("metric")}
     fig, ax = plt.subplots(1, 2, figsize=(7, 3), dpi=90)
-    ax[0].loglog([p[0] for p in t], [p[1] for p in t], "o-", label="wall")
-    ax[0].loglog([p[0] for p in t], [p[2] for p in t], "s--", label="CPU")
+    ax[0].loglog(*pts["time"], "o-", label="wall")
+    ax[0].loglog(*pts["cpu"], "s--", label="CPU")
     ax[0].axhline(120, color="grey", ls=":", lw=0.8)
     ax[0].legend(fontsize=8)
-    ax[1].loglog([p[0] for p in m], [p[1] for p in m], "o-")
-    ax[1].set_yticks([p[1] for p in m], [f"{p[1]:g}" for p in m])
-    for axis, pts, label in ((ax[0], t, "seconds"), (ax[1], m, "peak memory MiB")):
-        axis.set_xticks([p[0] for p in pts], [str(p[0]) for p in pts])
+    ax[1].loglog(*pts["memory"], "o-")
+    ax[1].set_yticks(pts["memory"][1], [f"{v:.0f}" for v in pts["memory"][1]])
+    for axis, (sizes, _), label in ((ax[0], pts["time"], "seconds"), (ax[1], pts["memory"], "peak memory MiB")):
+        axis.set_xticks(sizes, [f"{d:.0f}" for d in sizes])
         axis.minorticks_off()
         axis.set_xlabel("variables d")
         axis.set_ylabel(label)
@@ -44,4 +44,4 @@ def main(store: str, out: str, memory: list[str]) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2], sys.argv[3:])
+    main(sys.argv[1], sys.argv[2])
