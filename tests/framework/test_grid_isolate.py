@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import mmap
 import sys
+import time
 
 import pytest
 
@@ -104,3 +105,35 @@ def test_isolate_must_be_a_boolean(toys, tmp_path):
     (tmp_path / "grid.yaml").write_text("name: g\ndata: [{source: toy_source}]\npipelines: [p.yaml]\nisolate: 1\n")
     with pytest.raises(PipelineError, match="valid boolean"):
         Grid.from_yaml(tmp_path / "grid.yaml")
+
+
+def _isolated_children(mark: str) -> list[int]:
+    """Live processes started by run_isolated with *mark* in their environment."""
+    from pathlib import Path
+
+    out = []
+    for p in Path("/proc").iterdir():
+        try:
+            cmd, env = (p / "cmdline").read_bytes(), (p / "environ").read_bytes()
+        except OSError:
+            continue
+        if b"macrocause.framework.isolated" in cmd and f"ISOLATE_TEST={mark}".encode() in env.split(b"\0"):
+            out.append(int(p.name))
+    return out
+
+
+def test_an_isolated_run_past_its_timeout_is_stopped_with_its_process(toys, tmp_path, monkeypatch):
+    monkeypatch.setenv("ISOLATE_TEST", str(tmp_path))
+    (tmp_path / "grid.yaml").write_text(
+        "name: g\ndata: [{source: toy_source}]\nseeds: 1\nisolate: true\ntimeout: 3\n"
+        "pipelines:\n  - {name: p, steps: [{id: s, partition: toy_threshold, params: {sleep: 60}}]}\n")
+    grid, base = Grid.from_yaml(tmp_path / "grid.yaml")
+    with ResultStore(tmp_path / "t.db") as store:
+        compare(grid, store, base=base, progress=False)
+        rows = store.rows()
+    assert [r["status"] for r in rows] == ["timeout"]
+    for _ in range(50):  # the fresh process dies with its killed worker
+        if not _isolated_children(str(tmp_path)):
+            break
+        time.sleep(0.1)
+    assert not _isolated_children(str(tmp_path))
