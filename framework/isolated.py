@@ -7,7 +7,8 @@ interpreter (started as a subprocess, so that it also works inside the local
 executor's daemonic workers and on Dask), which loads the data, runs the warm-up
 if asked and the timed executions, and before every step collects garbage and
 hands the allocator's free memory back to the OS
-(:func:`~macrocause.framework.pipeline.repeat.run_repeated` with ``isolated``).
+(:func:`~macrocause.framework.pipeline.repeat.run_repeated` with ``isolated``); its
+own peak resident memory (``ru_maxrss``) is recorded as ``process_peak_mb``.
 The records come back to the caller, which stores them as one run, as always.
 The new process dies with its caller (a run stopped at its timeout stops it).
 """
@@ -17,6 +18,7 @@ from __future__ import annotations
 import json
 import os
 import pickle
+import resource
 import signal
 import subprocess
 import sys
@@ -31,6 +33,7 @@ __all__ = ["run_isolated", "RunFailed"]
 
 class RunFailed(MacrocauseError):
     """The fresh process could not run the pipeline; the message is the run's error as stored."""
+
 
 _BOOT = ("import json, sys; sys.path[:] = json.loads(sys.argv[1]); "
          "from macrocause.framework.isolated import _child; _child(*sys.argv[2:])")
@@ -70,7 +73,10 @@ def _child(parent: str, src: str, dst: str) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the caller's to handle
     try:
         task = pickle.loads(Path(src).read_bytes())
-        out: tuple[bool, Any] = (True, run_repeated(task.pipeline, task.repeat, task.warmup, isolated=True))
+        records, info = run_repeated(task.pipeline, task.repeat, task.warmup, isolated=True)
+        # the whole process's peak: interpreter, imports, data and every execution
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / (2**20 if sys.platform == "darwin" else 2**10)
+        out: tuple[bool, Any] = (True, (records, {**info, "process_peak_mb": round(peak, 1)}))
     except Exception as exc:
         out = (False, f"{type(exc).__name__}: {exc}")
     Path(dst).write_bytes(pickle.dumps(out))
