@@ -74,6 +74,8 @@ class GreedyDAGParams(Params):
         True, description="Also run our pc (alpha 0.05) and search again (climb and kicks) from a DAG of its "
         "CPDAG (Dor and Tarsi's extension; skipped when pc's orientations admit none); the better graph wins. "
         "Chosen on tuning seeds 100-104 (benchmarks/networks/tune.yaml, third sweep).")
+    pc_max_k: int | None = Field(
+        None, ge=0, description="With pc_start: pc's largest conditioning set (its max_k); None = no limit.")
     chains: Literal["each", "best"] = Field(
         "best", description="With pc_start: kick the climb from the empty graph (best of the restarts) and "
         "the climb from pc's DAG each in its own chain ('each'), or only the better of the two ('best'). "
@@ -164,7 +166,7 @@ class GreedyDAG(Searcher):
                 adj, score = cand, s
         kicks: list[float] = []
         pc_score = None
-        pc_adj = self._pc_dag(data) if p.pc_start and d > 1 else None
+        pc_adj = self._pc_dag(data, p.pc_max_k) if p.pc_start and d > 1 else None
         if pc_adj is not None:
             cand, pc_score = climb_edges(eng, clusters, pc_adj, p.max_steps, p.tabu_length, p.patience)
             if p.chains == "each":
@@ -196,7 +198,7 @@ class GreedyDAG(Searcher):
         return adj, score
 
     @staticmethod
-    def _pc_dag(data: Dataset) -> np.ndarray | None:
+    def _pc_dag(data: Dataset, max_k: int | None = None) -> np.ndarray | None:
         """Adjacency of a DAG in the class of pc's CPDAG, or None when pc cannot run or its
         orientations admit no DAG."""
         from macrocause.framework import registry
@@ -205,7 +207,7 @@ class GreedyDAG(Searcher):
         from .ges import dag_extension
 
         try:
-            g = dag_extension(registry.create("pc").search(data))
+            g = dag_extension(registry.create("pc", max_k=max_k).search(data))
         except _Invalid:
             return None
         names = list(data.names)
