@@ -108,3 +108,21 @@ def test_tabu_walk_escapes_the_empty_graph_of_a_parity():
     assert all(len({b for _, b in g.directed}) == 1 and len(g.directed) == 2 for g in ranked[:3])  # v-structures
     assert walk["graph"] in ranked[:3] and walk["score"] == pytest.approx(bic.score(ds, walk["graph"]))
     assert walk["score"] > empty["score"] + 100
+
+
+@pytest.mark.parametrize("max_k", [0, 1])
+def test_pc_max_k_starts_from_pcs_dag_with_that_bound(max_k):
+    """pc_start with pc_max_k climbs from the DAG extension of pc(max_k=...): its score is that climb's."""
+    from macrocause.framework.dag_climb import climb_edges
+    from macrocause.framework.score_engine import engine_for
+    from macrocause.plugins.baselines.ges import dag_extension
+
+    ds = registry.load_data("bnlearn", network="asia", n_samples=2000, seed=1)
+    bic = registry.create("bic")
+    res = registry.create("greedy_dag", pc_max_k=max_k, restarts=0, stale=0).run(ds, bic)
+    names = list(ds.names)
+    adj = np.zeros((8, 8), dtype=bool)
+    for a, b in dag_extension(registry.create("pc", max_k=max_k).search(ds)).edge_names():
+        adj[names.index(a), names.index(b)] = True
+    _, want = climb_edges(engine_for(bic, ds), [(i,) for i in range(8)], adj, 10_000, 100, 2)
+    assert res["pc_start_score"] == pytest.approx(want, abs=1e-9)
