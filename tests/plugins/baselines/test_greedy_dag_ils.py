@@ -71,3 +71,58 @@ def test_defaults_reach_at_least_pgmpys_hill_climb_bic(network):
     ours = rate.evaluate(ds, registry.create("greedy_dag").search(ds, scorer="bic")).value
     pgmpy = rate.evaluate(ds, registry.create("hill_climb").search(ds)).value
     assert ours >= pgmpy - 1e-6
+
+
+def test_tabu_walk_escapes_the_empty_graph_of_a_parity():
+    """z = x XOR y (10% noise): the three variables are pairwise independent, so every single edge
+    lowers the BIC and a plain climb stops at the empty graph; a tabu walk (patience=1) takes one
+    worsening move and then the improving second edge into the same node: one of the three best of
+    all 25 DAGs on three nodes (brute force), the three v-structures (the noisy parity is symmetric
+    in x, y, z, so which of them depends on the sample's noise)."""
+    import itertools
+
+    from macrocause.framework import CausalGraph, Dataset
+
+    rng = np.random.default_rng(0)
+    x, y = rng.integers(0, 2, 3000), rng.integers(0, 2, 3000)
+    z = x ^ y ^ (rng.random(3000) < 0.1)
+    names = ["x", "y", "z"]
+    ds = Dataset(np.column_stack([x, y, z]), names=names, discrete=True)
+    bic = registry.create("bic")
+    plain = dict(restarts=0, stale=0, pc_start=False)
+    empty = registry.create("greedy_dag", patience=0, **plain).run(ds, bic)
+    walk = registry.create("greedy_dag", patience=1, **plain).run(ds, bic)
+    pairs = list(itertools.permutations(range(3), 2))
+    dags = []
+    for mask in range(64):
+        adj = np.zeros((3, 3), dtype=bool)
+        for i, (a, b) in enumerate(pairs):
+            adj[a, b] = bool(mask >> i & 1)
+        if not np.diag(closure(adj)).any():
+            dags.append(CausalGraph([[v] for v in names], [(a, b) for a, b in pairs if adj[a, b]]))
+    assert len(dags) == 25
+    ranked = sorted(dags, key=lambda g: -bic.score(ds, g))
+    singles = [g for g in dags if len(g.directed) == 1]
+    assert empty["graph"] == CausalGraph.from_edges(names, [])  # a local optimum: every single edge scores lower
+    assert max(bic.score(ds, g) for g in singles) < empty["score"]
+    assert all(len({b for _, b in g.directed}) == 1 and len(g.directed) == 2 for g in ranked[:3])  # v-structures
+    assert walk["graph"] in ranked[:3] and walk["score"] == pytest.approx(bic.score(ds, walk["graph"]))
+    assert walk["score"] > empty["score"] + 100
+
+
+@pytest.mark.parametrize("max_k", [0, 1])
+def test_pc_max_k_starts_from_pcs_dag_with_that_bound(max_k):
+    """pc_start with pc_max_k climbs from the DAG extension of pc(max_k=...): its score is that climb's."""
+    from macrocause.framework.dag_climb import climb_edges
+    from macrocause.framework.score_engine import engine_for
+    from macrocause.plugins.baselines.ges import dag_extension
+
+    ds = registry.load_data("bnlearn", network="asia", n_samples=2000, seed=1)
+    bic = registry.create("bic")
+    res = registry.create("greedy_dag", pc_max_k=max_k, restarts=0, stale=0).run(ds, bic)
+    names = list(ds.names)
+    adj = np.zeros((8, 8), dtype=bool)
+    for a, b in dag_extension(registry.create("pc", max_k=max_k).search(ds)).edge_names():
+        adj[names.index(a), names.index(b)] = True
+    _, want = climb_edges(engine_for(bic, ds), [(i,) for i in range(8)], adj, 10_000, 100, 2)
+    assert res["pc_start_score"] == pytest.approx(want, abs=1e-9)
