@@ -186,14 +186,14 @@ class CICGreedy(Searcher):
         return (clusters, adj, True), (clusters, None, True)
 
     def _relation_start(self, data: Dataset):
-        """(clusters, None, False) from the parity relations of binary data, or None."""
+        """(clusters, edges, False) from the parity relations of binary data, or None."""
         p = self.params
         if not p.relation_start or not data.is_discrete:
             return None
         X = np.asarray(data.X)
         if not np.isin(X, (0, 1)).all():
             return None
-        from .relations import parity_relations, relation_clusters
+        from .relations import parity_relations, relation_clusters, relation_dag
         from .sparse import reader_groups, sparse_parities
 
         d = data.n_variables
@@ -206,7 +206,7 @@ class CICGreedy(Searcher):
             clusters = reader_groups(clusters, sparse)
         if clusters is None or not p.min_clusters <= len(clusters) <= (p.max_clusters or d):
             return None
-        return clusters, None, False
+        return clusters, relation_dag(clusters, rels + sparse), False
 
     def run(self, data: Dataset, scorer: Scorer, init: Partition | CausalGraph | None = None) -> dict[str, Any]:
         """The search with its trace: ``graph``, ``score`` (before the v-structure step),
