@@ -207,11 +207,11 @@ def parity_relations(codes: np.ndarray, rng: np.random.Generator, tries: int, ca
         G, A, pivot = _systematic(gen, rng.permutation(n))
         coefs, weights = _low_weight(G, A, pivot, p, n, mu, need, cap)
         for a, wt in zip(coefs, weights):
-            key = a.tobytes()
+            bits = np.unpackbits(a.view(np.uint8), bitorder="little")[:d].astype(bool)
+            key = bits.tobytes()  # the set; its constant flips with the word's complement, same test
             if key in seen:
                 continue
             seen.add(key)
-            bits = np.unpackbits(a.view(np.uint8), bitorder="little")[:d].astype(bool)
             found.append((min(int(wt), n - int(wt)), tuple(np.flatnonzero(bits).tolist())))
             if _rank_add(basis, bits):
                 last = t
