@@ -192,7 +192,8 @@ class CICGreedy(Searcher):
         return (clusters, adj, True), (clusters, None, True)
 
     def _relation_start(self, data: Dataset):
-        """(clusters, edges, False) from the parity relations of binary data, or None."""
+        """(clusters, edges, False) from the parity relations of binary data (every variable alone and no
+        edge when there is none), or None (not binary, relation_start off, or outside the cluster bounds)."""
         p = self.params
         if not p.relation_start or not data.is_discrete:
             return None
@@ -210,7 +211,9 @@ class CICGreedy(Searcher):
         clusters = relation_clusters(d, rels + sparse)
         if clusters is not None and sparse:
             clusters = reader_groups(clusters, sparse)
-        if clusters is None or not p.min_clusters <= len(clusters) <= (p.max_clusters or d):
+        if clusters is None:  # no relation: start from the independent variables, not a random guess
+            clusters = [(i,) for i in range(d)]
+        if not p.min_clusters <= len(clusters) <= (p.max_clusters or d):
             return None
         return clusters, relation_dag(clusters, rels + sparse), False
 

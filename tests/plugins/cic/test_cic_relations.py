@@ -75,3 +75,12 @@ def test_relation_start_groups_a_100_variable_cluster_dag_as_the_truth():
     mapped = {tuple(sorted((order[tc[a]], order[tc[b]]))) for a, b in true_edges}
     found = {tuple(sorted(e)) for e in edges}
     assert len(found & mapped) / len(mapped) > 0.8  # skeleton recall of the seeded edges
+
+
+def test_relation_start_without_relations_is_every_variable_alone():
+    from macrocause.framework import Dataset
+
+    X = np.random.default_rng(0).integers(0, 2, (2000, 12))
+    clusters, adj, fixed = registry.create("cic_greedy")._relation_start(Dataset(X, discrete=True))
+    assert clusters == [(i,) for i in range(12)] and not adj.any() and not fixed
+    assert registry.create("cic_greedy", max_clusters=6)._relation_start(Dataset(X, discrete=True)) is None
