@@ -271,16 +271,18 @@ def run_start(eng, d: int, cfg: dict, seed: np.random.SeedSequence, start) -> tu
     climb) or ``perturbation`` (the same start, then iterated local search). *start*: None (random) or
     (clusters, adjacency or None, fixed): a given clustering, kept within 1..d clusters when fixed (an
     ``init``), else within the bounds. A start that is not fixed and has edges (the relation start) is
-    climbed from random edges and from its own; the perturbation goes on from the better."""
+    climbed from random edges and from its own, the perturbation going on from the better; one without
+    edges (no relation between its groups) only from no edge: at d = 200 climbing 1,800 random edges away
+    between singletons took 140 s CPU for the same empty graph."""
     rng = np.random.default_rng(seed)
     clusters, adj = random_start(d, rng, cfg)
     fixed = start is not None and start[0] is not None and start[2]
     edges = [adj]
     if start is not None and start[0] is not None:
         clusters, edges = start[0], []
-        if start[1] is None or not fixed:  # random edges over the given clusters
+        if start[1] is None or not fixed and start[1].any():  # random edges over the given clusters
             edges.append(sample_edges(len(clusters), start_density(len(clusters), cfg), rng))
-        if start[1] is not None:  # the given edges (the relation start tries both, the better climb goes on)
+        if start[1] is not None:  # the given edges (a relation start with edges tries both, the better goes on)
             edges.append(start[1])
     lo, hi = (1, d) if fixed else (cfg["min_clusters"], min(cfg["max_clusters"] or d, d))
     args = (cfg["max_steps"], cfg["cluster_moves"], lo, hi)
