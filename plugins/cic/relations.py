@@ -13,7 +13,7 @@ samples in a random order, brings the generator to systematic form on the first 
 samples I (Gauss-Jordan on bit-packed words), so that word i is the one equal to ``e_i`` on I, and
 checks every xor of 1..p of these words (p <= 3: the largest with at most 2 million sums), first on
 256 samples, then on all. A relation with noise tau is met when it has 1..p noisy samples on I: with
-probability about 0.8 % a round at d = 100, tau = 0.1 (p = 3), against 0.9^110 ~ 1e-5 for decoding
+probability about 0.7 % a round at d = 100, tau = 0.1 (p = 3), against 0.9^110 ~ 1e-5 for decoding
 that needs it exact on d + 10 samples (Prange's p = 0, used before). A word is kept when its parity
 tilt pays its code length: N KL(q || q0) > (log N) / 2 + log C(d, |F|) + log 2 (the tilt's parameter,
 the set's name and the constant), q the share of samples where the xor differs from the constant and
