@@ -195,7 +195,7 @@ def parity_relations(codes: np.ndarray, rng: np.random.Generator, tries: int, ca
     k = d + 1
     if n < 2 * k or d < 2:
         return []
-    gen = pack_bits(np.ascontiguousarray(np.vstack([codes.T, np.ones((1, n), codes.dtype)]).astype(np.int8)))
+    gen = pack_bits(np.vstack([codes.T.astype(np.int8), np.ones((1, n), np.int8)]))
     mu = np.append(1.0 - 2.0 * codes.mean(axis=0), -1.0)  # E (-1)^x per variable; the constant: -1
     need = np.array([0.5 * math.log(n) + math.log(math.comb(d, s)) + math.log(2.0) for s in range(d + 1)])
     p = sums_order(k)
