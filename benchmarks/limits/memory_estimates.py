@@ -36,6 +36,7 @@ CASES = {
     "cic_greedy 4000 x 50": ("cic", 4000, 50),
     "cic_greedy 16000 x 50": ("cic", 16000, 50),
     "cic_greedy 4000 x 100": ("cic", 4000, 100),
+    "cic_greedy 4000 x 200": ("cic", 4000, 200),
 }
 
 CHILD = r"""

@@ -226,10 +226,11 @@ def kick(clusters: list[Idx], adj: np.ndarray, rng: np.random.Generator, lo: int
 
 
 def perturbation_search(eng, d: int, start, rng: np.random.Generator, stale: int, max_steps: int,
-                        cluster_moves: bool, lo: int, hi: int):
-    """Iterated local search: climb from *start*, then kick the best state and climb again until *stale*
-    kicks in a row found nothing better. Returns (score, clusters, adj, kicks)."""
-    best = local_search(eng, *start, max_steps, cluster_moves, lo, hi)
+                        cluster_moves: bool, lo: int, hi: int, climbed=None):
+    """Iterated local search: climb from *start* (or take *climbed*, a local optimum (score, clusters, adj)),
+    then kick the best state and climb again until *stale* kicks in a row found nothing better. Returns
+    (score, clusters, adj, kicks)."""
+    best = climbed if climbed is not None else local_search(eng, *start, max_steps, cluster_moves, lo, hi)
     fails = kicks = 0
     while fails < stale:
         cl, A = kick(best[1], best[2], rng, lo, hi, cluster_moves)
@@ -269,18 +270,30 @@ def run_start(eng, d: int, cfg: dict, seed: np.random.SeedSequence, start) -> tu
     """One start of either strategy: ``restarts`` (Algorithm 1: a random clustering and random edges, then
     climb) or ``perturbation`` (the same start, then iterated local search). *start*: None (random) or
     (clusters, adjacency or None, fixed): a given clustering, kept within 1..d clusters when fixed (an
-    ``init``), else within the bounds."""
+    ``init``), else within the bounds. A start that is not fixed and has edges (the relation start) is
+    climbed from random edges and from its own, the perturbation going on from the better; one without
+    edges (no relation between its groups) only from no edge: at d = 200 climbing 1,800 random edges away
+    between singletons took 140 s CPU for the same empty graph."""
     rng = np.random.default_rng(seed)
     clusters, adj = random_start(d, rng, cfg)
     fixed = start is not None and start[0] is not None and start[2]
+    edges = [adj]
     if start is not None and start[0] is not None:
-        clusters = start[0]
-        adj = start[1] if start[1] is not None else sample_edges(len(clusters), start_density(len(clusters), cfg), rng)
+        clusters, edges = start[0], []
+        if start[1] is None or not fixed and start[1].any():  # random edges over the given clusters
+            edges.append(sample_edges(len(clusters), start_density(len(clusters), cfg), rng))
+        if start[1] is not None:  # the given edges (a relation start with edges tries both, the better goes on)
+            edges.append(start[1])
     lo, hi = (1, d) if fixed else (cfg["min_clusters"], min(cfg["max_clusters"] or d, d))
+    args = (cfg["max_steps"], cfg["cluster_moves"], lo, hi)
+    climbed = None
+    for A in edges:
+        got = local_search(eng, clusters, A, *args)
+        if climbed is None or got[0] > climbed[0] + TOL:
+            climbed = got
     if cfg["strategy"] == "restarts":
-        return local_search(eng, clusters, adj, cfg["max_steps"], cfg["cluster_moves"], lo, hi)
-    return perturbation_search(eng, d, (clusters, adj), rng, cfg["stale"], cfg["max_steps"],
-                               cfg["cluster_moves"], lo, hi)[:3]
+        return climbed
+    return perturbation_search(eng, d, None, rng, cfg["stale"], *args, climbed=climbed)[:3]
 
 
 def run_chunk(task) -> list[tuple[int, float, list[Idx], np.ndarray]]:

@@ -1,12 +1,13 @@
-"""Numba kernels of the CIC plugin: log Stirling numbers, block sums, kNN counts, pairwise MI (the plug-in
-entropy kernels are shared, in :mod:`macrocause.framework.numeric_kernels`)."""
+"""Numba kernels of the CIC plugin: log Stirling numbers, block sums, kNN counts, pairwise MI, bit packing and
+popcount (the plug-in entropy kernels are shared, in :mod:`macrocause.framework.numeric_kernels`)."""
 
 from __future__ import annotations
 
 from functools import lru_cache
 
 import numpy as np
-from numba import njit
+from numba import njit, types
+from numba.extending import intrinsic
 
 from macrocause.framework.numeric_kernels import joint_entropy
 
@@ -218,63 +219,16 @@ def pack_bits(codes: np.ndarray) -> np.ndarray:
     return out
 
 
-@njit(cache=True)
-def gf2_nullspace(M: np.ndarray, d: int) -> np.ndarray:
-    """A basis of {v in GF(2)^d : M v = 0} (rows of packed bits, as :func:`pack_bits`), by Gauss-Jordan."""
-    A = M.copy()
-    r, w = A.shape
-    pivot_of = np.full(d, -1, np.int64)
-    row = 0
-    for col in range(d):
-        wi, bit = col // 64, np.uint64(1) << np.uint64(col % 64)
-        piv = -1
-        for i in range(row, r):
-            if A[i, wi] & bit:
-                piv = i
-                break
-        if piv < 0:
-            continue
-        for k in range(w):
-            A[row, k], A[piv, k] = A[piv, k], A[row, k]
-        for i in range(r):
-            if i != row and A[i, wi] & bit:
-                for k in range(w):
-                    A[i, k] ^= A[row, k]
-        pivot_of[col] = row
-        row += 1
-        if row == r:
-            break
-    free = [c for c in range(d) if pivot_of[c] < 0]
-    out = np.zeros((len(free), w), np.uint64)
-    for f in range(len(free)):
-        c = free[f]
-        out[f, c // 64] |= np.uint64(1) << np.uint64(c % 64)
-        fw, fb = c // 64, np.uint64(1) << np.uint64(c % 64)
-        for p in range(d):
-            i = pivot_of[p]
-            if i >= 0 and A[i, fw] & fb:
-                out[f, p // 64] |= np.uint64(1) << np.uint64(p % 64)
-    return out
+@intrinsic
+def popcount64(typingctx, x):
+    """Number of set bits of a uint64 word (LLVM's ctpop: one instruction on CPUs with popcnt)."""
+    if x != types.uint64:
+        return None
 
+    def codegen(context, builder, signature, args):
+        return builder.zext(builder.ctpop(args[0]), context.get_value_type(types.int64))
 
-@njit(cache=True)
-def odd_share(P: np.ndarray, mask: np.ndarray) -> float:
-    """Share of the packed rows whose bits under *mask* have odd parity."""
-    n, w = P.shape
-    odd = 0
-    for t in range(n):
-        acc = np.uint64(0)
-        for k in range(w):
-            acc ^= P[t, k] & mask[k]
-        # parity of a 64-bit word by folding
-        acc ^= acc >> np.uint64(32)
-        acc ^= acc >> np.uint64(16)
-        acc ^= acc >> np.uint64(8)
-        acc ^= acc >> np.uint64(4)
-        acc ^= acc >> np.uint64(2)
-        acc ^= acc >> np.uint64(1)
-        odd += np.int64(acc & np.uint64(1))
-    return odd / n
+    return types.int64(types.uint64), codegen
 
 
 @njit(cache=True)

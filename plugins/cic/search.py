@@ -31,7 +31,8 @@ class CICGreedyParams(Params):
     )
     restarts: int | None = Field(
         None, ge=1, description="Starts (Z of Algorithm 1). None: 500 for strategy='restarts' (the paper's Z "
-        "scale), 1 + d // 50 for 'perturbation' (scales with the number of variables d)."
+        "scale); for 'perturbation', 1 when the relation start is used (random starts never beat it: "
+        "docs/plugins/cic.md), else 1 + d // 50 (scales with the number of variables d)."
     )
     stale: int | None = Field(
         None, ge=0, description="perturbation: kicks in a row without improvement that end a start. None: "
@@ -61,8 +62,9 @@ class CICGreedyParams(Params):
     )
     relation_start: bool = Field(
         True, description="On binary data, start the first search from the variables grouped by the parity "
-        "relations of the data (sets whose xor is far from uniform, found by information-set decoding; "
-        "plugins/cic/relations.py); the other starts are random. False: every start random (the paper's)."
+        "relations of the data (sets whose xor is far from uniform, found by Lee-Brickell information-set "
+        "decoding; plugins/cic/relations.py), with edges from each relation's other groups to one child group; "
+        "the other starts are random. False: every start random (the paper's)."
     )
     sparse_scan: bool = Field(
         True, description="With relation_start: also group by the sparse noisy parities of the data (every set "
@@ -82,10 +84,12 @@ class CICGreedyParams(Params):
             raise ValueError(f"max_clusters ({self.max_clusters}) must be >= min_clusters ({self.min_clusters})")
         return self
 
-    def starts_for(self, d: int) -> int:
+    def starts_for(self, d: int, relation_start: bool = False) -> int:
         if self.restarts is not None:
             return self.restarts
-        return 500 if self.strategy == "restarts" else 1 + d // 50
+        if self.strategy == "restarts":
+            return 500
+        return 1 if relation_start else 1 + d // 50
 
     def stale_for(self, d: int) -> int:
         return self.stale if self.stale is not None else 10 + d // 10
@@ -94,13 +98,15 @@ class CICGreedyParams(Params):
 class CICGreedy(Searcher):
     """Search of a cluster DAG (CIC Algorithms 1-2, and a perturbation search that is the default).
 
-    ``strategy="perturbation"`` (default): from each of ``restarts`` starts (default ``1 + d // 50``),
+    ``strategy="perturbation"`` (default): from each of ``restarts`` starts (default 1 from the relation
+    start when there is one, else ``1 + d // 50``),
     climb, that is the edge climb of Algorithm 2 (add, delete, reverse one edge between clusters,
     acyclicity kept) alternated with the best clustering move (a variable to another or a new cluster,
     two clusters merged), then kick the best state (move variables, merge, split, gather a new cluster,
     redraw edges) and climb again until ``stale`` kicks in a row found nothing better (default
     ``10 + d // 10``). On binary data the first start groups the variables by the data's parity relations
-    (``relation_start``; :mod:`.relations`), the others are random clusterings with Erdos-Renyi edges.
+    and draws its edges from them (``relation_start``; :mod:`.relations`), the others are random
+    clusterings with Erdos-Renyi edges.
     ``strategy="restarts"``: Algorithm 1, each restart a random clustering (m from ``m_distribution`` on
     ``min_clusters..max_clusters``) and random edges climbed once. No cap on the number of clusters by
     default; the bounds stay parameters. The best-scoring result wins (ties: the earlier start). A closing
@@ -186,14 +192,15 @@ class CICGreedy(Searcher):
         return (clusters, adj, True), (clusters, None, True)
 
     def _relation_start(self, data: Dataset):
-        """(clusters, None, False) from the parity relations of binary data, or None."""
+        """(clusters, edges, False) from the parity relations of binary data (every variable alone and no
+        edge when there is none), or None (not binary, relation_start off, or outside the cluster bounds)."""
         p = self.params
         if not p.relation_start or not data.is_discrete:
             return None
         X = np.asarray(data.X)
         if not np.isin(X, (0, 1)).all():
             return None
-        from .relations import parity_relations, relation_clusters
+        from .relations import parity_relations, relation_clusters, relation_dag
         from .sparse import reader_groups, sparse_parities
 
         d = data.n_variables
@@ -204,9 +211,11 @@ class CICGreedy(Searcher):
         clusters = relation_clusters(d, rels + sparse)
         if clusters is not None and sparse:
             clusters = reader_groups(clusters, sparse)
-        if clusters is None or not p.min_clusters <= len(clusters) <= (p.max_clusters or d):
+        if clusters is None:  # no relation: start from the independent variables, not a random guess
+            clusters = [(i,) for i in range(d)]
+        if not p.min_clusters <= len(clusters) <= (p.max_clusters or d):
             return None
-        return clusters, None, False
+        return clusters, relation_dag(clusters, rels + sparse), False
 
     def run(self, data: Dataset, scorer: Scorer, init: Partition | CausalGraph | None = None) -> dict[str, Any]:
         """The search with its trace: ``graph``, ``score`` (before the v-structure step),
@@ -220,7 +229,7 @@ class CICGreedy(Searcher):
         eng = engine_for(scorer, data)
         first, other = self._starts(data, init)
         d = data.n_variables
-        seeds = np.random.SeedSequence(p.seed).spawn(p.starts_for(d))
+        seeds = np.random.SeedSequence(p.seed).spawn(p.starts_for(d, init is None and first is not None))
         cfg = {"rho": p.rho, "max_clusters": p.max_clusters, "min_clusters": p.min_clusters,
                "m_distribution": p.m_distribution, "m_decay": p.m_decay, "max_steps": p.max_steps,
                "cluster_moves": p.cluster_moves, "strategy": p.strategy, "stale": p.stale_for(d),

@@ -28,7 +28,7 @@ import math
 import numpy as np
 from numba import njit
 
-from ._kernels import pack_bits
+from ._kernels import pack_bits, popcount64
 
 Idx = tuple[int, ...]
 BUDGET = 5_000_000  # sets of sizes 2..w scanned at most
@@ -43,14 +43,6 @@ def scan_size(d: int, budget: int = BUDGET) -> int:
             break
         w += 1
     return w
-
-
-@njit(cache=True)
-def _popcount(x: np.uint64) -> int:
-    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
-    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
-    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
-    return int((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
 
 
 @njit(cache=True)
@@ -78,7 +70,7 @@ def _scan(C: np.ndarray, n: int, mu: np.ndarray, w: int, need: np.ndarray, cap: 
         if depth >= 2:
             odd = 0
             for k in range(W):
-                odd += _popcount(acc[depth, k])
+                odd += popcount64(acc[depth, k])
             q = odd / n
             q0 = min(max(0.5 * (1.0 - prod[depth]), 1e-12), 1.0 - 1e-12)
             kl = 0.0

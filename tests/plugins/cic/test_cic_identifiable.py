@@ -111,18 +111,20 @@ def test_default_recovers_a_small_random_cluster_dag(mechanism):
     assert len(truth.clusters) == 4  # beyond the old cap of 3 clusters
 
 
-@pytest.mark.parametrize("n_clusters, size, seed", [(2, 5, 0), (3, 4, 2)])
-def test_default_recovers_majority_clusters_of_four_and_five(n_clusters, size, seed):
+@pytest.mark.parametrize("n_clusters, size, seed, scan_needed", [(2, 5, 0, True), (3, 4, 2, False)])
+def test_default_recovers_majority_clusters_of_four_and_five(n_clusters, size, seed, scan_needed):
     """Majority, N = 4000: every proper subset of a child cluster is independent of everything and pairs of a
     parent's variables read it no better than one; without the sparse-parity scan the search returned the
-    child with its parent's variables as singletons (ARI 0.53 / 0.74 at the time of writing)."""
+    child with its parent's variables as singletons (ARI 0.53 / 0.74 at the time of writing). Lee-Brickell
+    decoding (p = 3) now reaches the noisier relations of the 3 x 4 draw on its own; the 2 x 5 one still
+    needs the scan."""
     ds = random_cluster_dag(n_clusters, size, "majority", n=4000, seed=seed)
     truth = ds.truth["identifiable"]
     g = registry.create("cic_greedy").search(ds, scorer="cic")
     assert registry.create("cluster_ari").evaluate(ds, g, truth).value == 1.0
     assert registry.create("edge_f1", kind="skeleton").evaluate(ds, g, truth).value == 1.0
     g = registry.create("cic_greedy", sparse_scan=False).search(ds, scorer="cic")
-    assert registry.create("cluster_ari").evaluate(ds, g, truth).value < 0.8
+    assert (registry.create("cluster_ari").evaluate(ds, g, truth).value < 0.8) == scan_needed
 
 
 def test_drawn_design_sets_the_size_from_the_seed():
