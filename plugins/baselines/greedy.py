@@ -146,6 +146,7 @@ class GreedyDAG(Searcher):
         from tqdm.auto import tqdm
 
         from macrocause.framework.dag_climb import climb_edges
+        from macrocause.framework.entropy import NUMBA_WORK
 
         if isinstance(init, Partition):  # run() is public: search() checks this through init_accepts
             raise DataValidationError("greedy_dag climbs over single variables; init must be a CausalGraph.")
@@ -153,6 +154,7 @@ class GreedyDAG(Searcher):
         eng = engine_for(scorer, data)
         d = data.n_variables
         clusters = [(i,) for i in range(d)]
+        fast = data.n_samples * d * d >= NUMBA_WORK  # numba loads anyway (the entropies', pc's kernels)
         start = np.zeros((d, d), dtype=bool)
         if init is not None:
             if not init.is_singleton:
@@ -160,11 +162,11 @@ class GreedyDAG(Searcher):
             names = list(data.names)
             for a, b in init.directed:
                 start[names.index(init.label(a)), names.index(init.label(b))] = True
-        adj, score = climb_edges(eng, clusters, start, p.max_steps, p.tabu_length, p.patience)
+        adj, score = climb_edges(eng, clusters, start, p.max_steps, p.tabu_length, p.patience, kernel=fast)
         scores = [score]
         rng = np.random.default_rng(p.seed)
         for _ in tqdm(range(p.restarts), desc="greedy_dag restarts", disable=None if p.restarts > 1 else True):
-            cand, s = climb_edges(eng, clusters, start, p.max_steps, p.tabu_length, p.patience, rng)
+            cand, s = climb_edges(eng, clusters, start, p.max_steps, p.tabu_length, p.patience, rng, fast)
             scores.append(s)
             if s > score:
                 adj, score = cand, s
@@ -172,20 +174,22 @@ class GreedyDAG(Searcher):
         pc_score = None
         pc_adj = self._pc_dag(data, p.pc_max_k) if p.pc_start and d > 1 else None
         if pc_adj is not None:
-            cand, pc_score = climb_edges(eng, clusters, pc_adj, p.max_steps, p.tabu_length, p.patience)
+            cand, pc_score = climb_edges(eng, clusters, pc_adj, p.max_steps, p.tabu_length, p.patience,
+                                         kernel=fast)
             if p.chains == "each":
-                adj, score = self._kicks(eng, clusters, adj, score, rng, kicks)
-                cand, pc_score = self._kicks(eng, clusters, cand, pc_score, rng, kicks)
+                adj, score = self._kicks(eng, clusters, adj, score, rng, kicks, fast)
+                cand, pc_score = self._kicks(eng, clusters, cand, pc_score, rng, kicks, fast)
             if pc_score > score + 1e-9:
                 adj, score = cand, pc_score
         if pc_adj is None or p.chains == "best":
-            adj, score = self._kicks(eng, clusters, adj, score, rng, kicks)
+            adj, score = self._kicks(eng, clusters, adj, score, rng, kicks, fast)
         return {"graph": to_graph(data.names, adj), "score": score, "climb_scores": scores, "kick_scores": kicks,
                 "pc_start_score": pc_score}
 
     def _kicks(self, eng, clusters, adj: np.ndarray, score: float, rng: np.random.Generator,
-               trace: list[float]) -> tuple[np.ndarray, float]:
-        """Iterated local search from *adj*: kick, climb, keep a higher score; stop after ``stale`` misses."""
+               trace: list[float], fast: bool = False) -> tuple[np.ndarray, float]:
+        """Iterated local search from *adj*: kick, climb, keep a higher score; stop after ``stale`` misses
+        (*fast*: the climbs' numba kernel path)."""
         from macrocause.framework.dag_climb import climb_edges
 
         p = self.params
@@ -193,7 +197,7 @@ class GreedyDAG(Searcher):
         stale = 0
         while len(clusters) > 1 and stale < limit:
             moved = kick(adj, int(rng.integers(1, p.max_kick + 1)), rng)
-            cand, s = climb_edges(eng, clusters, moved, p.max_steps, p.tabu_length, p.patience, rng)
+            cand, s = climb_edges(eng, clusters, moved, p.max_steps, p.tabu_length, p.patience, rng, fast)
             trace.append(s)
             if s > score + 1e-9:
                 adj, score, stale = cand, s, 0
