@@ -95,10 +95,21 @@ def discrete_stat(codes: np.ndarray, cards: np.ndarray, x: int, y: int, layer: n
         cnt[layer[t], codes[t, a], codes[t, b]] += 1.0
     stat = 0.0
     df = 0
-    for w in range(m):
-        rows = cnt[w].sum(axis=1)
-        cols = cnt[w].sum(axis=0)
-        tot = rows.sum()
+    rows = np.empty(ca)
+    cols = np.empty(cb)
+    for w in range(m):  # margins summed in place (whole counts: exact in any order)
+        tot = 0.0
+        for i in range(ca):
+            r = 0.0
+            for j in range(cb):
+                r += cnt[w, i, j]
+            rows[i] = r
+            tot += r
+        for j in range(cb):
+            c = 0.0
+            for i in range(ca):
+                c += cnt[w, i, j]
+            cols[j] = c
         zr = 0
         for i in range(ca):
             if rows[i] == 0.0:
