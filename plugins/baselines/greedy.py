@@ -18,13 +18,23 @@ def to_graph(names: tuple[str, ...], adj: np.ndarray) -> CausalGraph:
     return CausalGraph([[v] for v in names], [(int(a), int(b)) for a, b in zip(*np.nonzero(adj))])
 
 
-def kick(adj: np.ndarray, n_moves: int, rng: np.random.Generator) -> np.ndarray:
+def kick(adj: np.ndarray, n_moves: int, rng: np.random.Generator, fast: bool = False) -> np.ndarray:
     """*adj* after *n_moves* random edge moves that keep it acyclic: a random ordered pair (a, b) is
-    added as a -> b when no path b ~> a exists, deleted or reversed (at random) when a -> b is there."""
-    from macrocause.framework.dag_climb import closure
-
+    added as a -> b when no path b ~> a exists, deleted or reversed (at random) when a -> b is there
+    (*fast*: paths from the climb's numba kernel, the same answers)."""
     adj = adj.copy()
     m = adj.shape[0]
+    if fast:
+        from macrocause.framework.dag_climb_kernels import reach
+
+        R = np.empty((m, m), dtype=bool)
+
+        def closure(g: np.ndarray) -> np.ndarray:
+            reach(g, R)
+            return R
+    else:
+        from macrocause.framework.dag_climb import closure
+
     done = tries = 0
     while done < n_moves and tries < 20 * n_moves:
         tries += 1
@@ -196,7 +206,7 @@ class GreedyDAG(Searcher):
         limit = p.stale if p.stale_per_variable is None else min(p.stale, p.stale_per_variable * len(clusters))
         stale = 0
         while len(clusters) > 1 and stale < limit:
-            moved = kick(adj, int(rng.integers(1, p.max_kick + 1)), rng)
+            moved = kick(adj, int(rng.integers(1, p.max_kick + 1)), rng, fast)
             cand, s = climb_edges(eng, clusters, moved, p.max_steps, p.tabu_length, p.patience, rng, fast)
             trace.append(s)
             if s > score + 1e-9:
