@@ -19,7 +19,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+from numba import njit, types
+from numba.typed import Dict
 
 from macrocause.framework.numeric_kernels import dense_rank, gamma_q, joint_keys
 
@@ -151,6 +152,33 @@ def _p_value(kind, corr, n, codes, cards, x, y, S):
     return discrete_p(codes, cards, x, y, S, kind == GSQ)
 
 
+LAYER_CACHE = 256  # most configuration indices of conditioning sets kept while one variable's pairs are tested
+
+
+@njit(cache=True)
+def _discrete_p_cached(codes, cards, x, y, S, gsq, layers):
+    """:func:`discrete_p` with the configuration index of S (and its count, last) kept in *layers*,
+    keyed by S (its members + 1 in base d + 1): the pairs (x, y) of one x test the same sets S again (up to deg(x) - |S|
+    times), so they are counted once. The same p-value."""
+    d = cards.shape[0]
+    key = 0
+    for s in S:
+        key = key * (d + 1) + s + 1
+    lay = layers.get(key)
+    if lay is None:
+        n = codes.shape[0]
+        layer, m = _layers(codes, cards, S)
+        lay = np.empty(n + 1, np.int64)
+        lay[:n] = layer
+        lay[n] = m
+        if len(layers) < LAYER_CACHE:
+            layers[key] = lay
+    stat, df = discrete_stat(codes, cards, x, y, lay, lay[codes.shape[0]], gsq)
+    if df == 0:
+        return 1.0
+    return chi2_sf(stat, df)
+
+
 @njit(cache=True)
 def _subset_of_row(adj, b, S):
     for s in S:
@@ -200,7 +228,10 @@ def skeleton(kind: int, alpha: float, max_k: int, stable: bool, corr: np.ndarray
         snap = adj.copy() if stable else adj
         remove = np.zeros((d, d), np.bool_)
         comb = np.empty(depth, np.int64)
+        # configuration indices reused within one x: keys of S in base d + 1 must not overflow
+        reuse = kind != FISHERZ and depth * math.log2(d + 1) < 62.0
         for x in range(d):
+            layers = Dict.empty(key_type=types.int64, value_type=types.int64[:])
             neigh = np.nonzero(snap[x])[0]
             for y in neigh:
                 if not adj[x, y]:
@@ -218,7 +249,11 @@ def skeleton(kind: int, alpha: float, max_k: int, stable: bool, corr: np.ndarray
                     # stable: the other endpoint has tested this subset already
                     if not (stable and y < x and _subset_of_row(snap, y, S)):
                         n_tests += 1
-                        if _p_value(kind, corr, n, codes, cards, x, y, S) > alpha:
+                        if reuse:
+                            p = _discrete_p_cached(codes, cards, x, y, S, kind == GSQ, layers)
+                        else:
+                            p = _p_value(kind, corr, n, codes, cards, x, y, S)
+                        if p > alpha:
                             sep = _grow(sep, used, depth)
                             for s in S:
                                 if not seen[s]:
