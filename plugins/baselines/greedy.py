@@ -3,6 +3,7 @@ by iterated local search (random kicks of a few edge moves, then a new climb).""
 
 from __future__ import annotations
 
+import sys
 from typing import Any, Literal
 
 import numpy as np
@@ -164,7 +165,9 @@ class GreedyDAG(Searcher):
         eng = engine_for(scorer, data)
         d = data.n_variables
         clusters = [(i,) for i in range(d)]
-        fast = data.n_samples * d * d >= NUMBA_WORK  # numba loads anyway (the entropies', pc's kernels)
+        # the climbs' numba kernels where numba loads anyway (the entropies', pc's kernels) or has loaded:
+        # the same moves, at a third to a half less CPU than the NumPy path even on 5 variables
+        fast = data.n_samples * d * d >= NUMBA_WORK or "numba" in sys.modules
         start = np.zeros((d, d), dtype=bool)
         if init is not None:
             if not init.is_singleton:
