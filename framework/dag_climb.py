@@ -48,7 +48,8 @@ def total_score(eng, clusters: list[Idx], adj: np.ndarray) -> float:
 
 
 def climb_edges(eng, clusters: list[Idx], adj: np.ndarray, max_steps: int, tabu_length: int = 0,
-                patience: int = 0, rng: np.random.Generator | None = None) -> tuple[np.ndarray, float]:
+                patience: int = 0, rng: np.random.Generator | None = None,
+                kernel: bool = False) -> tuple[np.ndarray, float]:
     """Best-improvement hill climbing over add / delete / reverse of one edge, clusters fixed.
 
     With ``tabu_length > 0`` the last ``tabu_length`` moves cannot be undone, as in
@@ -59,7 +60,9 @@ def climb_edges(eng, clusters: list[Idx], adj: np.ndarray, max_steps: int, tabu_
     moves in a row have not improved on the best graph seen. Ties (gains within
     ``TIE``, e.g. the two orientations of a first edge under a score-equivalent
     score) go to the first move, or to a uniform one when *rng* is given. Returns
-    the best adjacency seen and its total score.
+    the best adjacency seen and its total score. With ``kernel`` each step's move choice and
+    the reachability update run in numba (:mod:`.dag_climb_kernels`; the same moves and ties,
+    with no NumPy call per step), worth it where numba is loaded anyway.
     """
     m = len(clusters)
     adj = adj.copy()
@@ -106,45 +109,64 @@ def climb_edges(eng, clusters: list[Idx], adj: np.ndarray, max_steps: int, tabu_
     total = float(cur.sum() + eng.structure(m, int(adj.sum())))
     best_adj, best = adj.copy(), total
     stall = 0
-    eye = np.eye(m, dtype=bool)
-    R = closure(adj)
+    if kernel:
+        from .dag_climb_kernels import add_reach, best_moves, reach
+
+        vals = np.empty(3 * m * m)
+        ties = np.empty(3 * m * m, dtype=np.int64)
+        tie = -1.0 if rng is None else TIE
+        R = np.empty((m, m), dtype=bool)
+        reach(adj, R)
+    else:
+        eye = np.eye(m, dtype=bool)
+        R = closure(adj)
     for _ in range(max_steps):
         if m < 2:
             break
-        longer = bool_product(adj, R)  # a path a -> c ~> b besides a -> b
-        free = ~adj & ~adj.T & ~eye & ~R.T
-        d_add = np.where(free & (T[0] == 0), g_add.T - pen, -np.inf)
-        d_del = np.where(adj & (T[1] == 0), g_del.T + pen, -np.inf)
-        d_rev = np.where(adj & ~longer & (T[2] == 0) & (T[2].T == 0), g_del.T + g_add, -np.inf)
-        moves = np.stack([d_add, d_del, d_rev])
-        if rng is None:
+        if kernel:
+            k, n_ties = best_moves(adj, R, g_add, g_del, T, pen, tie, vals, ties)
+            if n_ties:  # uniform among the moves within TIE of the best, as rng.choice draws
+                k = int(ties[rng.integers(0, n_ties)])
+            gain = vals[k]
+        else:
+            longer = bool_product(adj, R)  # a path a -> c ~> b besides a -> b
+            free = ~adj & ~adj.T & ~eye & ~R.T
+            d_add = np.where(free & (T[0] == 0), g_add.T - pen, -np.inf)
+            d_del = np.where(adj & (T[1] == 0), g_del.T + pen, -np.inf)
+            d_rev = np.where(adj & ~longer & (T[2] == 0) & (T[2].T == 0), g_del.T + g_add, -np.inf)
+            moves = np.stack([d_add, d_del, d_rev]).ravel()
             k = int(np.argmax(moves))
-        else:  # uniform among the moves within TIE of the best (score-equivalent moves)
-            top = moves.max()
-            k = int(rng.choice(np.flatnonzero(moves.ravel() >= top - TIE))) if top > -np.inf else 0
-        gain = moves.flat[k]
+            if rng is not None and moves[k] > -np.inf:  # uniform among the moves within TIE of the best
+                top = np.flatnonzero(moves >= moves[k] - TIE)
+                k = int(top[rng.integers(0, top.size)])
+            gain = moves[k]
         if gain == -np.inf or (not gain > TOL and stall >= patience):
             break
-        kind, a, b = np.unravel_index(k, moves.shape)
+        kind, a, b = k // (m * m), (k // m) % m, k % m
         if kind == 0:
             adj[a, b] = True
             refresh(b)
             push((1, a, b))
-            into, out = R[:, a].copy(), R[b, :].copy()  # new paths: (x ~> a or a) -> b ~> (y or b)
-            into[a] = out[b] = True
-            R |= np.outer(into, out)
-        elif kind == 1:
-            adj[a, b] = False
-            refresh(b)
-            push((0, a, b))
-            R = closure(adj)
+            if kernel:
+                add_reach(R, a, b)
+            else:
+                into, out = R[:, a].copy(), R[b, :].copy()  # new paths: (x ~> a or a) -> b ~> (y or b)
+                into[a] = out[b] = True
+                R |= np.outer(into, out)
         else:
             adj[a, b] = False
-            adj[b, a] = True
-            refresh(b)
-            refresh(a)
-            push((2, a, b))
-            R = closure(adj)
+            if kind == 1:
+                refresh(b)
+                push((0, a, b))
+            else:
+                adj[b, a] = True
+                refresh(b)
+                refresh(a)
+                push((2, a, b))
+            if kernel:
+                reach(adj, R)
+            else:
+                R = closure(adj)
         total = float(cur.sum() + eng.structure(m, int(adj.sum())))
         if total > best + TOL:
             best_adj, best, stall = adj.copy(), total, 0

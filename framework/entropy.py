@@ -74,6 +74,8 @@ class NumpyEntropies(DiscreteEntropies):
         self._clogc[0] = 0.0
         self._log_n = math.log(self.n)
         self._rows = np.ascontiguousarray(self.codes.T)  # one contiguous row per column
+        self._clogc_full = False
+        self._plus: dict[Idx, np.ndarray] = {}  # H(base + (a,)) by base, NaN where not asked yet
 
     def _entropy(self, cols: Idx) -> float:
         if not cols:
@@ -99,27 +101,33 @@ class NumpyEntropies(DiscreteEntropies):
         several times faster than one count each. The sum runs in that key order, so a value
         can differ from :meth:`H`'s in the last bits; whichever is computed first is kept. From
         ``n d^2 >= NUMBA_WORK`` (where pc compiles its tests too) the counts run in a numba kernel."""
-        out = np.empty(len(cands))
+        row = self._plus.get(base)
+        if row is None:
+            row = self._plus[base] = np.full(self.cards.size, np.nan)
+        out = row[cands]  # the values of :meth:`H`'s cache met before, by this base
         todo: list[tuple[int, int, Idx]] = []
-        for j, a in enumerate(cands):
+        for j in np.flatnonzero(np.isnan(out)).tolist():
+            a = cands[j]
             key = tuple(sorted(base + (a,)))
             h = self._h.get(key)
             if h is None:
                 todo.append((j, a, key))
             else:
-                out[j] = h
+                out[j] = row[a] = h
         if not todo:
             return out
-        if np.isnan(self._clogc).any():  # c log c for every count 0..n, as _entropy fills it
-            self._clogc = np.array([0.0] + [c * math.log(c) for c in range(1, self.n + 1)])
+        if not self._clogc_full:  # c log c for every count 0..n, as _entropy fills it (math.log's logs)
+            logs = np.fromiter(map(math.log, range(1, self.n + 1)), float, self.n)
+            self._clogc = np.concatenate(([0.0], np.arange(1, self.n + 1) * logs))
+            self._clogc_full = True
         base_keys, K = self._ranked_keys(base)
         A = np.array([a for _, a, _ in todo], dtype=np.int64)
         if self.n * self.cards.size ** 2 >= NUMBA_WORK:
             from .numeric_kernels import clogc_sums_plus
 
             hs = self._log_n - clogc_sums_plus(self._rows, base_keys, K, A, self.cards, self._clogc) / self.n
-            for (j, _, key), h in zip(todo, hs.tolist()):
-                out[j] = self._h[key] = h
+            for (j, a, key), h in zip(todo, hs.tolist()):
+                out[j] = row[a] = self._h[key] = h
             return out
         cmax = int(self.cards[A].max())
         step = K * cmax
@@ -131,8 +139,8 @@ class NumpyEntropies(DiscreteEntropies):
             keys = shifted[None, :] + self._rows[Ac] + (np.arange(Ac.size, dtype=np.int64) * step)[:, None]
             counts = np.bincount(keys.ravel(), minlength=Ac.size * step).reshape(Ac.size, step)
             hs[s:s + chunk] = self._log_n - self._clogc[counts].sum(axis=1) / self.n
-        for (j, _, key), h in zip(todo, hs.tolist()):
-            out[j] = self._h[key] = h
+        for (j, a, key), h in zip(todo, hs.tolist()):
+            out[j] = row[a] = self._h[key] = h
         return out
 
     def _joint_keys(self, cols: Idx) -> tuple[np.ndarray, int]:

@@ -33,7 +33,7 @@ def prepare(X: np.ndarray, kind: int) -> tuple[np.ndarray, np.ndarray, np.ndarra
     X = np.asarray(X)
     if kind == FISHERZ:
         return np.corrcoef(X.T), np.zeros((0, 0), np.int64), np.zeros(0, np.int64)
-    codes = np.empty(X.shape, np.int64)
+    codes = np.empty(X.shape, np.int64, order="F")  # column-major: a test reads whole columns
     for j in range(X.shape[1]):
         codes[:, j] = np.unique(X[:, j], return_inverse=True)[1]
     return np.zeros((0, 0)), codes, codes.max(axis=0) + 1

@@ -19,7 +19,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+from numba import njit, types
+from numba.typed import Dict
 
 from macrocause.framework.numeric_kernels import dense_rank, gamma_q, joint_keys
 
@@ -90,15 +91,42 @@ def discrete_stat(codes: np.ndarray, cards: np.ndarray, x: int, y: int, layer: n
     a, b = min(x, y), max(x, y)
     ca, cb = cards[a], cards[b]
     n = codes.shape[0]
-    cnt = np.zeros((m, ca, cb))
-    for t in range(n):
-        cnt[layer[t], codes[t, a], codes[t, b]] += 1.0
+    cells = m * ca * cb
+    if cells > 1024:
+        cnt = np.zeros((m, ca, cb))
+        for t in range(n):
+            cnt[layer[t], codes[t, a], codes[t, b]] += 1.0
+    else:  # few cells: four tallies, so that runs of one cell do not wait on each other (whole counts)
+        lanes = np.zeros((4, cells), np.int64)
+        t = 0
+        while t + 4 <= n:
+            for u in range(4):
+                lanes[u, (layer[t + u] * ca + codes[t + u, a]) * cb + codes[t + u, b]] += 1
+            t += 4
+        while t < n:
+            lanes[0, (layer[t] * ca + codes[t, a]) * cb + codes[t, b]] += 1
+            t += 1
+        cnt = np.empty((m, ca, cb))
+        flat = cnt.reshape(cells)
+        for k in range(cells):
+            flat[k] = float(lanes[0, k] + lanes[1, k] + lanes[2, k] + lanes[3, k])
     stat = 0.0
     df = 0
-    for w in range(m):
-        rows = cnt[w].sum(axis=1)
-        cols = cnt[w].sum(axis=0)
-        tot = rows.sum()
+    rows = np.empty(ca)
+    cols = np.empty(cb)
+    for w in range(m):  # margins summed in place (whole counts: exact in any order)
+        tot = 0.0
+        for i in range(ca):
+            r = 0.0
+            for j in range(cb):
+                r += cnt[w, i, j]
+            rows[i] = r
+            tot += r
+        for j in range(cb):
+            c = 0.0
+            for i in range(ca):
+                c += cnt[w, i, j]
+            cols[j] = c
         zr = 0
         for i in range(ca):
             if rows[i] == 0.0:
@@ -138,6 +166,33 @@ def _p_value(kind, corr, n, codes, cards, x, y, S):
     if kind == FISHERZ:
         return fisherz_p(corr, n, x, y, S)
     return discrete_p(codes, cards, x, y, S, kind == GSQ)
+
+
+LAYER_CACHE = 256  # most configuration indices of conditioning sets kept while one variable's pairs are tested
+
+
+@njit(cache=True)
+def _discrete_p_cached(codes, cards, x, y, S, gsq, layers):
+    """:func:`discrete_p` with the configuration index of S (and its count, last) kept in *layers*,
+    keyed by S (its members + 1 in base d + 1): the pairs (x, y) of one x test the same sets S again (up to deg(x) - |S|
+    times), so they are counted once. The same p-value."""
+    d = cards.shape[0]
+    key = 0
+    for s in S:
+        key = key * (d + 1) + s + 1
+    lay = layers.get(key)
+    if lay is None:
+        n = codes.shape[0]
+        layer, m = _layers(codes, cards, S)
+        lay = np.empty(n + 1, np.int64)
+        lay[:n] = layer
+        lay[n] = m
+        if len(layers) < LAYER_CACHE:
+            layers[key] = lay
+    stat, df = discrete_stat(codes, cards, x, y, lay, lay[codes.shape[0]], gsq)
+    if df == 0:
+        return 1.0
+    return chi2_sf(stat, df)
 
 
 @njit(cache=True)
@@ -189,7 +244,10 @@ def skeleton(kind: int, alpha: float, max_k: int, stable: bool, corr: np.ndarray
         snap = adj.copy() if stable else adj
         remove = np.zeros((d, d), np.bool_)
         comb = np.empty(depth, np.int64)
+        # configuration indices reused within one x: keys of S in base d + 1 must not overflow
+        reuse = kind != FISHERZ and depth * math.log2(d + 1) < 62.0
         for x in range(d):
+            layers = Dict.empty(key_type=types.int64, value_type=types.int64[:])
             neigh = np.nonzero(snap[x])[0]
             for y in neigh:
                 if not adj[x, y]:
@@ -207,7 +265,11 @@ def skeleton(kind: int, alpha: float, max_k: int, stable: bool, corr: np.ndarray
                     # stable: the other endpoint has tested this subset already
                     if not (stable and y < x and _subset_of_row(snap, y, S)):
                         n_tests += 1
-                        if _p_value(kind, corr, n, codes, cards, x, y, S) > alpha:
+                        if reuse:
+                            p = _discrete_p_cached(codes, cards, x, y, S, kind == GSQ, layers)
+                        else:
+                            p = _p_value(kind, corr, n, codes, cards, x, y, S)
+                        if p > alpha:
                             sep = _grow(sep, used, depth)
                             for s in S:
                                 if not seen[s]:

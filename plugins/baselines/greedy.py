@@ -3,6 +3,7 @@ by iterated local search (random kicks of a few edge moves, then a new climb).""
 
 from __future__ import annotations
 
+import sys
 from typing import Any, Literal
 
 import numpy as np
@@ -18,13 +19,23 @@ def to_graph(names: tuple[str, ...], adj: np.ndarray) -> CausalGraph:
     return CausalGraph([[v] for v in names], [(int(a), int(b)) for a, b in zip(*np.nonzero(adj))])
 
 
-def kick(adj: np.ndarray, n_moves: int, rng: np.random.Generator) -> np.ndarray:
+def kick(adj: np.ndarray, n_moves: int, rng: np.random.Generator, fast: bool = False) -> np.ndarray:
     """*adj* after *n_moves* random edge moves that keep it acyclic: a random ordered pair (a, b) is
-    added as a -> b when no path b ~> a exists, deleted or reversed (at random) when a -> b is there."""
-    from macrocause.framework.dag_climb import closure
-
+    added as a -> b when no path b ~> a exists, deleted or reversed (at random) when a -> b is there
+    (*fast*: paths from the climb's numba kernel, the same answers)."""
     adj = adj.copy()
     m = adj.shape[0]
+    if fast:
+        from macrocause.framework.dag_climb_kernels import reach
+
+        R = np.empty((m, m), dtype=bool)
+
+        def closure(g: np.ndarray) -> np.ndarray:
+            reach(g, R)
+            return R
+    else:
+        from macrocause.framework.dag_climb import closure
+
     done = tries = 0
     while done < n_moves and tries < 20 * n_moves:
         tries += 1
@@ -146,6 +157,7 @@ class GreedyDAG(Searcher):
         from tqdm.auto import tqdm
 
         from macrocause.framework.dag_climb import climb_edges
+        from macrocause.framework.entropy import NUMBA_WORK
 
         if isinstance(init, Partition):  # run() is public: search() checks this through init_accepts
             raise DataValidationError("greedy_dag climbs over single variables; init must be a CausalGraph.")
@@ -153,6 +165,9 @@ class GreedyDAG(Searcher):
         eng = engine_for(scorer, data)
         d = data.n_variables
         clusters = [(i,) for i in range(d)]
+        # the climbs' numba kernels where numba loads anyway (the entropies', pc's kernels) or has loaded:
+        # the same moves, at a third to a half less CPU than the NumPy path even on 5 variables
+        fast = data.n_samples * d * d >= NUMBA_WORK or "numba" in sys.modules
         start = np.zeros((d, d), dtype=bool)
         if init is not None:
             if not init.is_singleton:
@@ -160,11 +175,11 @@ class GreedyDAG(Searcher):
             names = list(data.names)
             for a, b in init.directed:
                 start[names.index(init.label(a)), names.index(init.label(b))] = True
-        adj, score = climb_edges(eng, clusters, start, p.max_steps, p.tabu_length, p.patience)
+        adj, score = climb_edges(eng, clusters, start, p.max_steps, p.tabu_length, p.patience, kernel=fast)
         scores = [score]
         rng = np.random.default_rng(p.seed)
         for _ in tqdm(range(p.restarts), desc="greedy_dag restarts", disable=None if p.restarts > 1 else True):
-            cand, s = climb_edges(eng, clusters, start, p.max_steps, p.tabu_length, p.patience, rng)
+            cand, s = climb_edges(eng, clusters, start, p.max_steps, p.tabu_length, p.patience, rng, fast)
             scores.append(s)
             if s > score:
                 adj, score = cand, s
@@ -172,28 +187,30 @@ class GreedyDAG(Searcher):
         pc_score = None
         pc_adj = self._pc_dag(data, p.pc_max_k) if p.pc_start and d > 1 else None
         if pc_adj is not None:
-            cand, pc_score = climb_edges(eng, clusters, pc_adj, p.max_steps, p.tabu_length, p.patience)
+            cand, pc_score = climb_edges(eng, clusters, pc_adj, p.max_steps, p.tabu_length, p.patience,
+                                         kernel=fast)
             if p.chains == "each":
-                adj, score = self._kicks(eng, clusters, adj, score, rng, kicks)
-                cand, pc_score = self._kicks(eng, clusters, cand, pc_score, rng, kicks)
+                adj, score = self._kicks(eng, clusters, adj, score, rng, kicks, fast)
+                cand, pc_score = self._kicks(eng, clusters, cand, pc_score, rng, kicks, fast)
             if pc_score > score + 1e-9:
                 adj, score = cand, pc_score
         if pc_adj is None or p.chains == "best":
-            adj, score = self._kicks(eng, clusters, adj, score, rng, kicks)
+            adj, score = self._kicks(eng, clusters, adj, score, rng, kicks, fast)
         return {"graph": to_graph(data.names, adj), "score": score, "climb_scores": scores, "kick_scores": kicks,
                 "pc_start_score": pc_score}
 
     def _kicks(self, eng, clusters, adj: np.ndarray, score: float, rng: np.random.Generator,
-               trace: list[float]) -> tuple[np.ndarray, float]:
-        """Iterated local search from *adj*: kick, climb, keep a higher score; stop after ``stale`` misses."""
+               trace: list[float], fast: bool = False) -> tuple[np.ndarray, float]:
+        """Iterated local search from *adj*: kick, climb, keep a higher score; stop after ``stale`` misses
+        (*fast*: the climbs' numba kernel path)."""
         from macrocause.framework.dag_climb import climb_edges
 
         p = self.params
         limit = p.stale if p.stale_per_variable is None else min(p.stale, p.stale_per_variable * len(clusters))
         stale = 0
         while len(clusters) > 1 and stale < limit:
-            moved = kick(adj, int(rng.integers(1, p.max_kick + 1)), rng)
-            cand, s = climb_edges(eng, clusters, moved, p.max_steps, p.tabu_length, p.patience, rng)
+            moved = kick(adj, int(rng.integers(1, p.max_kick + 1)), rng, fast)
+            cand, s = climb_edges(eng, clusters, moved, p.max_steps, p.tabu_length, p.patience, rng, fast)
             trace.append(s)
             if s > score + 1e-9:
                 adj, score, stale = cand, s, 0

@@ -44,6 +44,28 @@ def test_tests_match_causallearn_p_values():
         assert discrete_p(codes, cards, x, y, S_arr, True) == pytest.approx(gs(x, y, S), rel=1e-9, abs=1e-12)
 
 
+def test_skeleton_reused_strata_give_the_same_p_values():
+    """The skeleton's tests keep each conditioning set's strata for the next pair of the same x:
+    the p-value is discrete_p's bit for bit, whether the strata are new or reused."""
+    from numba import types
+    from numba.typed import Dict
+
+    from macrocause.plugins.baselines._pc_kernels import _discrete_p_cached
+
+    rng = np.random.default_rng(1)
+    X = np.column_stack([rng.integers(0, k, 400) for k in (2, 3, 4, 2, 5, 3, 2)])
+    X[:, 1] = (X[:, 0] + X[:, 3] + rng.integers(0, 2, 400)) % 3
+    _, codes, cards = prepare(X, CHISQ)
+    layers = Dict.empty(key_type=types.int64, value_type=types.int64[:])
+    for _ in range(2):  # the second round reads every set's strata from the cache
+        for x, y, S in [(0, 1, []), (1, 2, [3]), (0, 2, [3]), (1, 4, [0, 3]), (2, 4, [0, 3]), (5, 6, [0, 1, 2, 3])]:
+            S_arr = np.array(S, np.int64)
+            for gsq in (False, True):
+                assert _discrete_p_cached(codes, cards, x, y, S_arr, gsq, layers) == discrete_p(codes, cards, x, y,
+                                                                                               S_arr, gsq)
+    assert len(layers) == 4
+
+
 def _data(kind, seed):
     d = int(np.random.default_rng(seed).integers(5, 11))
     if kind == "fisherz":
