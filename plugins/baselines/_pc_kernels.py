@@ -155,6 +155,12 @@ def discrete_p(codes: np.ndarray, cards: np.ndarray, x: int, y: int, S: np.ndarr
     """p-value of the chi-square (or G-square) test of x and y given S (p = 1 when no degree
     of freedom is left, as causal-learn)."""
     layer, m = _layers(codes, cards, S)
+    return _stratified_p(codes, cards, x, y, layer, m, gsq)
+
+
+@njit(cache=True)
+def _stratified_p(codes, cards, x, y, layer, m, gsq):
+    """p-value of the test of x and y within the *m* strata *layer* (p = 1 without a degree of freedom)."""
     stat, df = discrete_stat(codes, cards, x, y, layer, m, gsq)
     if df == 0:
         return 1.0
@@ -189,10 +195,7 @@ def _discrete_p_cached(codes, cards, x, y, S, gsq, layers):
         lay[n] = m
         if len(layers) < LAYER_CACHE:
             layers[key] = lay
-    stat, df = discrete_stat(codes, cards, x, y, lay, lay[codes.shape[0]], gsq)
-    if df == 0:
-        return 1.0
-    return chi2_sf(stat, df)
+    return _stratified_p(codes, cards, x, y, lay, lay[codes.shape[0]], gsq)
 
 
 @njit(cache=True)

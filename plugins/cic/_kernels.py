@@ -1,8 +1,9 @@
 """Numba kernels of the CIC plugin: log Stirling numbers, block sums, kNN counts, pairwise MI, bit packing and
-popcount (the plug-in entropy kernels are shared, in :mod:`macrocause.framework.numeric_kernels`)."""
+popcount, the parity tilt (the plug-in entropy kernels are shared, in :mod:`macrocause.framework.numeric_kernels`)."""
 
 from __future__ import annotations
 
+import math
 from functools import lru_cache
 
 import numpy as np
@@ -134,6 +135,21 @@ def pairwise_mi_matrix(codes: np.ndarray, cards: np.ndarray) -> np.ndarray:
         for j in range(i + 1, d):
             out[i, j] = out[j, i] = h1[i] + h1[j] - joint_entropy(codes, np.array([i, j], np.int64), cards)
     return out
+
+
+@njit(cache=True)
+def parity_tilt(odd: int, n: int, prod: float) -> float:
+    """N KL(q || q0) of a set's parity over *n* samples: q = odd / n the share of odd xors, q0 = (1 - prod) / 2
+    its probability under independent margins (*prod*: the product of the members' E (-1)^x), kept in
+    [1e-12, 1 - 1e-12]."""
+    q = odd / n
+    q0 = min(max(0.5 * (1.0 - prod), 1e-12), 1.0 - 1e-12)
+    kl = 0.0
+    if q > 0:
+        kl += q * math.log(q / q0)
+    if q < 1:
+        kl += (1 - q) * math.log((1 - q) / (1 - q0))
+    return n * kl
 
 
 @njit(cache=True)

@@ -38,7 +38,7 @@ import math
 import numpy as np
 from numba import njit
 
-from ._kernels import pack_bits, popcount64
+from ._kernels import dag_reach, pack_bits, parity_tilt, popcount64
 
 Idx = tuple[int, ...]
 SUMS = 2_000_000  # most xors of systematic words checked per round (fixes p)
@@ -103,14 +103,7 @@ def _keep(x: np.ndarray, a: np.ndarray, n: int, mu: np.ndarray, need: np.ndarray
             size += j < k - 1  # the last row is the constant
     if size < 2:
         return got
-    q = odd / n
-    q0 = min(max(0.5 * (1.0 - prod), 1e-12), 1.0 - 1e-12)
-    kl = 0.0
-    if q > 0:
-        kl += q * math.log(q / q0)
-    if q < 1:
-        kl += (1 - q) * math.log((1 - q) / (1 - q0))
-    if n * kl > need[size]:
+    if parity_tilt(odd, n, prod) > need[size]:
         out[got] = a
         weight[got] = odd
         got += 1
@@ -229,14 +222,9 @@ def relation_clusters(d: int, relations: list[Idx]) -> list[Idx] | None:
         member[list(S), j] = True
     # the grouping by membership is invariant under a change of basis of the span: reduce to a basis first,
     # so that dependent relations (xors of others) do not split groups they do not separate
-    rows = []
+    rows: list[tuple[np.ndarray, int]] = []
     for j in range(len(relations)):
-        v = member[:, j].copy()
-        for b, lead in rows:
-            if v[lead]:
-                v ^= b
-        if v.any():
-            rows.append((v, int(np.flatnonzero(v)[0])))
+        _rank_add(rows, member[:, j])
     keys: dict[bytes, list[int]] = {}
     out: list[Idx] = []
     M = np.array([b for b, _ in rows]).T
@@ -275,19 +263,7 @@ def relation_dag(clusters: list[Idx], relations: list[Idx]) -> np.ndarray:
         fewest = min((int(count[g]), g, i) for i, F in enumerate(factors) for g in F)
         _, child, i = fewest
         for g in sorted(factors.pop(i) - {child}):
-            if not _reaches(adj, child, g):
+            if not dag_reach(adj)[0][child, g]:  # g -> child would close a cycle
                 adj[g, child] = True
     return adj
 
-
-def _reaches(adj: np.ndarray, a: int, b: int) -> bool:
-    """Whether a directed path leads from a to b in *adj*."""
-    seen, todo = {a}, [a]
-    while todo:
-        for c in np.flatnonzero(adj[todo.pop()]).tolist():
-            if c == b:
-                return True
-            if c not in seen:
-                seen.add(c)
-                todo.append(c)
-    return a == b

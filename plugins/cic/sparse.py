@@ -28,7 +28,7 @@ import math
 import numpy as np
 from numba import njit
 
-from ._kernels import pack_bits, popcount64
+from ._kernels import pack_bits, parity_tilt, popcount64
 
 Idx = tuple[int, ...]
 BUDGET = 5_000_000  # sets of sizes 2..w scanned at most
@@ -71,14 +71,7 @@ def _scan(C: np.ndarray, n: int, mu: np.ndarray, w: int, need: np.ndarray, cap: 
             odd = 0
             for k in range(W):
                 odd += popcount64(acc[depth, k])
-            q = odd / n
-            q0 = min(max(0.5 * (1.0 - prod[depth]), 1e-12), 1.0 - 1e-12)
-            kl = 0.0
-            if q > 0:
-                kl += q * math.log(q / q0)
-            if q < 1:
-                kl += (1 - q) * math.log((1 - q) / (1 - q0))
-            if n * kl > need[depth] and found < cap:
+            if parity_tilt(odd, n, prod[depth]) > need[depth] and found < cap:
                 for i in range(depth):
                     out[found, i] = stack[i + 1]
                 found += 1
