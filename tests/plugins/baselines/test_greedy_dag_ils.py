@@ -6,6 +6,7 @@ import pytest
 
 from macrocause.framework import registry
 from macrocause.framework.dag_climb import closure
+from macrocause.framework.errors import ConfigError
 from macrocause.plugins.baselines.greedy import kick
 
 
@@ -126,3 +127,11 @@ def test_pc_max_k_starts_from_pcs_dag_with_that_bound(max_k):
         adj[names.index(a), names.index(b)] = True
     _, want = climb_edges(engine_for(bic, ds), [(i,) for i in range(8)], adj, 10_000, 100, 2)
     assert res["pc_start_score"] == pytest.approx(want, abs=1e-9)
+
+
+@pytest.mark.parametrize("bad", [-1, 1.5, "two"])
+def test_pc_max_k_rejects_what_is_not_a_count(bad):
+    """pc_max_k is None or an integer >= 0: anything else is a one-line error that names it."""
+    with pytest.raises(ConfigError, match="pc_max_k") as err:
+        registry.create("greedy_dag", pc_max_k=bad)
+    assert "\n" not in str(err.value)
