@@ -79,11 +79,15 @@ def cached(p):
 
 
 def run_pc(X: np.ndarray, test: str, alpha: float, stable: bool = True, max_k: int | None = None,
-           uc_rule: int = 0, uc_priority: int = 2) -> tuple[np.ndarray, dict]:
+           uc_rule: int = 0, uc_priority: int = 2, start: np.ndarray | None = None) -> tuple[np.ndarray, dict]:
     """Endpoint matrix of PC on an n x d data matrix (causal-learn's, mark for mark), and facts about the run.
 
     *test* is ``"fisherz"``, ``"chisq"`` or ``"gsq"``; ``uc_rule`` and ``uc_priority``
-    as causal-learn's ``pc`` (``-1``: the rule's own default). The info holds
+    as causal-learn's ``pc`` (``-1``: the rule's own default). *start* (symmetric boolean, d x d) bounds
+    the skeleton: the search removes edges from it instead of the complete graph; a pair never
+    adjacent in it that ends with a common neighbour (an unshielded triple) is then tested as PC
+    would have (subsets of either end's neighbours, smallest first), and its first separating set
+    decides the collider (none found: no collider). The info holds
     ``n_tests`` (tests of the skeleton search) and ``depth`` (largest conditioning
     set searched). Up to ``n d^2 =`` :data:`PYTHON_WORK` the tests and the skeleton run
     as plain Python (the kernels' code uncompiled), so a small first search compiles nothing. The matrix may hold a directed cycle, as causal-learn's may:
@@ -93,17 +97,21 @@ def run_pc(X: np.ndarray, test: str, alpha: float, stable: bool = True, max_k: i
     n, d = X.shape
     corr, codes, cards = prepare(X, kind)
     k = -1 if max_k is None else int(max_k)
+    full = start is None
+    start = np.ones((d, d), dtype=bool) if full else np.asarray(start, dtype=bool)
     if n * d * d <= PYTHON_WORK:  # small: compiling the kernels (seconds, once) would cost more
         p = cached(python_p_value(kind, corr, n, codes, cards))
-        adj, sep, n_tests, depth = skeleton_python(p, d, float(alpha), k, bool(stable))
+        adj, sep, n_tests, depth = skeleton_python(p, start, float(alpha), k, bool(stable))
     else:
         from ._pc_kernels import skeleton
 
-        adj, sep, n_tests, depth = skeleton(kind, float(alpha), k, bool(stable), corr, n, codes, cards)
+        adj, sep, n_tests, depth = skeleton(kind, float(alpha), k, bool(stable), corr, n, codes, cards, start)
         p = cached(compiled_p_value(kind, corr, n, codes, cards))
     priority = DEFAULT_PRIORITY[uc_rule] if uc_priority == -1 else uc_priority
     g = EndpointGraph(adj)
     if uc_rule == 0:
+        if not full:
+            sep = np.concatenate([sep, _untested_sepsets(adj, start, p, float(alpha), k)])
         uc_sepset(g, SepSets(sep, adj.shape[0]).contains, priority, p)
     elif uc_rule == 1:
         maxp(g, priority, p)
@@ -111,6 +119,43 @@ def run_pc(X: np.ndarray, test: str, alpha: float, stable: bool = True, max_k: i
         definite_meek(g, *definite_maxp(g, float(alpha), priority, p))
     meek(g)
     return g.M, {"n_tests": int(n_tests), "depth": int(depth)}
+
+
+def _untested_sepsets(adj: np.ndarray, start: np.ndarray, p, alpha: float, max_k: int) -> np.ndarray:
+    """Separating-set rows ``(a, b, k)`` for the pairs a < b not adjacent in *start* with a common
+    neighbour in *adj*: the first set S (size 0, 1, ..., subsets of a's then b's other neighbours)
+    with ``p(a, b, S) > alpha``; none: every common neighbour (the triple is no collider)."""
+    from itertools import combinations
+
+    d = adj.shape[0]
+    rows: list[tuple[int, int, int]] = []
+    for a, b in zip(*np.nonzero(np.triu(~start & (adj.astype(np.int64) @ adj.astype(np.int64) > 0), 1))):
+        a, b = int(a), int(b)
+        sides = [[v for v in np.flatnonzero(adj[e]).tolist() if v not in (a, b)] for e in (a, b)]
+        top = max(len(sides[0]), len(sides[1])) if max_k < 0 else min(max_k, max(map(len, sides)))
+        found = None
+        for size in range(top + 1):
+            for side in sides:
+                found = next((S for S in combinations(side, size) if p(a, b, S) > alpha), None)
+                if found is not None:
+                    break
+            if found is not None:
+                break
+        members = found if found is not None else np.flatnonzero(adj[a] & adj[b]).tolist()
+        rows += [(a, b, v) for v in members]
+    return np.array(rows, np.int64).reshape(-1, 3)
+
+
+def moral_start(adj: np.ndarray) -> np.ndarray:
+    """The moral graph of the DAG *adj* (``adj[a, b]``: a -> b) as a symmetric adjacency: its edges
+    and an edge between every two parents of a node (the Markov blankets: a skeleton bound for
+    :func:`run_pc`'s *start*)."""
+    A = np.asarray(adj, dtype=bool)
+    M = A | A.T
+    P = A.T.astype(np.int64)  # P[c, a]: a is a parent of c
+    M |= (P.T @ P) > 0
+    np.fill_diagonal(M, False)
+    return M
 
 
 MEMORY_GROWTH = "about 16 n d + 36 d^2 bytes (Fisher's z), 16 n d + 64 d^2 (chi-square, G-square)"

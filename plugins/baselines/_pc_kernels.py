@@ -218,8 +218,9 @@ def _grow(buf: np.ndarray, used: int, extra: int) -> np.ndarray:
 
 @njit(cache=True)
 def skeleton(kind: int, alpha: float, max_k: int, stable: bool, corr: np.ndarray, n: int,
-             codes: np.ndarray, cards: np.ndarray) -> tuple[np.ndarray, np.ndarray, int, int]:
-    """Adjacency matrix, separating sets and counts of the skeleton search.
+             codes: np.ndarray, cards: np.ndarray, start: np.ndarray) -> tuple[np.ndarray, np.ndarray, int, int]:
+    """Adjacency matrix, separating sets and counts of the skeleton search from the symmetric
+    adjacency *start* (the complete graph for PC; pairs not adjacent in it are never tested).
 
     Returns ``(adj, sep, n_tests, depth)``: ``adj`` is a d x d boolean matrix;
     ``sep`` is an m x 3 array of rows ``(a, b, k)`` (``a < b``; a row repeats at
@@ -228,8 +229,8 @@ def skeleton(kind: int, alpha: float, max_k: int, stable: bool, corr: np.ndarray
     d^3); ``n_tests`` counts the tests computed and ``depth`` is the last depth
     searched. ``max_k < 0`` means no limit.
     """
-    d = cards.shape[0] if kind != FISHERZ else corr.shape[0]
-    adj = np.ones((d, d), np.bool_)
+    d = start.shape[0]
+    adj = start.copy()
     for i in range(d):
         adj[i, i] = False
     sep = np.empty((64, 3), np.int64)

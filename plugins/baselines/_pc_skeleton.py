@@ -48,12 +48,14 @@ class SepSets:
         return out
 
 
-def skeleton_python(p, d: int, alpha: float, max_k: int, stable: bool) -> tuple[np.ndarray, np.ndarray, int, int]:
+def skeleton_python(p, start: np.ndarray, alpha: float, max_k: int,
+                    stable: bool) -> tuple[np.ndarray, np.ndarray, int, int]:
     """:func:`._pc_kernels.skeleton` in plain Python with the test ``p(x, y, S)``: the same steps and
     outputs, for searches too small to be worth compiling the kernel (about 5 s, once)."""
     from itertools import combinations
 
-    adj = ~np.eye(d, dtype=bool)
+    d = start.shape[0]
+    adj = start & ~np.eye(d, dtype=bool)
     rows: list[tuple[int, int, int]] = []
     n_tests, depth = 0, -1
     while True:

@@ -56,6 +56,12 @@ class PC(Searcher):
     columns are isolated nodes, with a warning. With our backend ``last_info``
     also holds ``n_tests`` and ``depth``.
 
+    ``init`` (a graph of single variables; our backend) bounds the skeleton, as in hybrid
+    searches: the search removes edges from its adjacencies (directions ignored) instead of
+    from the complete graph (pairs not adjacent in it are never joined); a pair not adjacent in
+    it that ends with a common neighbour is tested as PC would have, to decide the collider.
+    E.g. the moral graph of a DAG found by a score search (its edges and married parents).
+
     References
     ----------
     Spirtes, Glymour, Scheines. Causation, Prediction, and Search. MIT Press, 2000.
@@ -67,6 +73,7 @@ class PC(Searcher):
     baseline = True
     scale_invariant = "column"
     Params = PCParams
+    init_accepts = ("graph",)
     paper = "Spirtes, Glymour, Scheines 2000 (causal-learn, Zheng et al. JMLR 2024)"
 
     def __init__(self, **params) -> None:
@@ -127,13 +134,15 @@ class PC(Searcher):
         X = data.X.astype(int) if test in ("chisq", "gsq") else data.X
         varying = varying_columns(self.name, X, data.names)
         M = np.zeros((data.n_variables, data.n_variables), np.int8)
+        start = None if init is None else self._start(data, init)
         info: dict = {}
         try:
             if len(varying) >= 2:
                 Xv = X if len(varying) == X.shape[1] else X[:, varying]
                 if self.backend == "macrocause":
-                    Mv, info = run_pc(Xv, test, p.alpha, stable=p.stable, max_k=p.max_k,
-                                      uc_rule=p.uc_rule, uc_priority=p.uc_priority)
+                    Mv, info = run_pc(Xv, test, p.alpha, stable=p.stable, max_k=p.max_k, uc_rule=p.uc_rule,
+                                      uc_priority=p.uc_priority,
+                                      start=None if start is None else start[np.ix_(varying, varying)])
                 else:
                     Mv = self._causallearn(Xv, test)
                 M[np.ix_(varying, varying)] = Mv
@@ -148,6 +157,23 @@ class PC(Searcher):
         conflicts = [(data.names[a], data.names[b]) for a, b in undone]
         self.last_info = {"backend": self.backend, "indep_test": test, "conflicts": conflicts, **info}
         return to_graph(M, data.names)
+
+    def _start(self, data: Dataset, init: CausalGraph) -> np.ndarray:
+        """The adjacency matrix of *init* (directions ignored) in the data's column order."""
+        if self.backend != "macrocause":
+            raise ConfigError(f"{self.name}: init (a skeleton bound) needs backend='macrocause'.")
+        if not init.is_singleton:
+            raise DataValidationError(f"{self.name}: init must be a graph of single variables.")
+        names = list(data.names)
+        labels = [init.label(i) for i in range(len(init.clusters))]
+        unknown = sorted(set(labels) - set(names))
+        if unknown:
+            raise DataValidationError(f"{self.name}: init has variables not in the data: {unknown}.")
+        at = [names.index(v) for v in labels]
+        A = np.zeros((len(names), len(names)), dtype=bool)
+        for a, b in init.skeleton():
+            A[at[a], at[b]] = A[at[b], at[a]] = True
+        return A
 
     def _causallearn(self, X, test: str):
         """causal-learn's endpoint matrix (its progress bar and warnings silenced)."""

@@ -4,7 +4,7 @@ least pgmpy's HillClimbSearch BIC on bnlearn networks."""
 import numpy as np
 import pytest
 
-from macrocause.framework import registry
+from macrocause.framework import CausalGraph, registry
 from macrocause.framework.dag_climb import closure
 from macrocause.framework.errors import ConfigError
 from macrocause.plugins.baselines.greedy import kick
@@ -135,3 +135,36 @@ def test_pc_max_k_rejects_what_is_not_a_count(bad):
     with pytest.raises(ConfigError, match="pc_max_k") as err:
         registry.create("greedy_dag", pc_max_k=bad)
     assert "\n" not in str(err.value)
+
+
+@pytest.mark.parametrize("bound", ["moral", "union"])
+def test_pc_skeleton_bounds_pc_by_the_climbs_moral_graphs(bound):
+    """pc_skeleton='moral' gives pc the moral graph of the best climb from the start, 'union' the union
+    of every climb's moral graph; the start then climbs from pc's DAG within that bound."""
+    from macrocause.framework.dag_climb import climb_edges
+    from macrocause.framework.score_engine import engine_for
+    from macrocause.plugins.baselines._pc import moral_start
+    from macrocause.plugins.baselines.ges import dag_extension
+
+    ds = registry.load_data("bnlearn", network="sachs", n_samples=1000, seed=1)
+    bic = registry.create("bic")
+    names = list(ds.names)
+    eng, clusters = engine_for(bic, ds), [(i,) for i in range(11)]
+    first, _ = climb_edges(eng, clusters, np.zeros((11, 11), bool), 10_000, 100, 2)
+    want = moral_start(first)
+    if bound == "union":  # the restarts' climbs, with the seed's tie-breaking, as greedy_dag runs them
+        rng = np.random.default_rng(0)
+        for _ in range(2):
+            want |= moral_start(climb_edges(eng, clusters, np.zeros((11, 11), bool), 10_000, 100, 2, rng)[0])
+    res = registry.create("greedy_dag", pc_skeleton=bound, restarts=0 if bound == "moral" else 2,
+                          stale=0).run(ds, bic)
+    pc = registry.create("pc").search(ds, init=CausalGraph([[v] for v in names],
+                                                           undirected=zip(*np.nonzero(np.triu(want)))))
+    assert {frozenset(e) for e in pc.skeleton()} <= {frozenset(e) for e in zip(*np.nonzero(want))}
+    adj = np.zeros((11, 11), dtype=bool)
+    for a, b in dag_extension(pc).edge_names():
+        adj[names.index(a), names.index(b)] = True
+    _, score = climb_edges(eng, clusters, adj, 10_000, 100, 2)
+    assert res["pc_start_score"] == pytest.approx(score, abs=1e-9)
+    full = registry.create("greedy_dag", restarts=0, stale=0).run(ds, bic)["pc_start_score"]
+    assert abs(full - score) > 1.0  # the bound changed pc's graph (here it climbs higher)

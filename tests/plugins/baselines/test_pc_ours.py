@@ -165,7 +165,7 @@ def test_sepsets_are_unions_over_both_endpoints():
     x1 = x0 + rng.standard_normal(2000)
     x2 = x1 + rng.standard_normal(2000)
     corr, codes, cards = prepare(np.column_stack([x0, x1, x2]), FISHERZ)
-    adj, sep, n_tests, depth = skeleton(FISHERZ, 0.05, -1, True, corr, 2000, codes, cards)
+    adj, sep, n_tests, depth = skeleton(FISHERZ, 0.05, -1, True, corr, 2000, codes, cards, np.ones((corr.shape[0],) * 2, bool))
     assert adj.sum() == 4 and not adj[0, 2]
     assert SepSets(sep, 3).as_dict() == {(0, 2): {1}} and SepSets(sep, 3).contains(2, 0, 1)
     # 3 pairs at depth 0; at depth 1 each pair given the third variable, once (not again from the other end)
@@ -214,7 +214,7 @@ def _crashing_data():
 def test_100_variables_with_a_directed_cycle_give_the_same_graph_and_conflicts():
     ds = _crashing_data()
     corr, codes, cards = prepare(ds.X, FISHERZ)
-    adj, sep, _, _ = skeleton(FISHERZ, 0.05, -1, True, corr, ds.n_samples, codes, cards)
+    adj, sep, _, _ = skeleton(FISHERZ, 0.05, -1, True, corr, ds.n_samples, codes, cards, np.ones((corr.shape[0],) * 2, bool))
     ref = _causallearn_orientation(adj, sep)  # causal-learn's rules close a directed cycle here
     with pytest.raises(DataValidationError, match="cycle"):
         CausalGraph.from_causallearn(ref, ds.names)
