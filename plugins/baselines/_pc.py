@@ -127,7 +127,6 @@ def _untested_sepsets(adj: np.ndarray, start: np.ndarray, p, alpha: float, max_k
     with ``p(a, b, S) > alpha``; none: every common neighbour (the triple is no collider)."""
     from itertools import combinations
 
-    d = adj.shape[0]
     rows: list[tuple[int, int, int]] = []
     for a, b in zip(*np.nonzero(np.triu(~start & (adj.astype(np.int64) @ adj.astype(np.int64) > 0), 1))):
         a, b = int(a), int(b)
