@@ -89,14 +89,18 @@ class GreedyDAGParams(Params):
         "CPDAG (Dor and Tarsi's extension; skipped when pc's orientations admit none); the better graph wins. "
         "Chosen on tuning seeds 100-104 (benchmarks/networks/tune.yaml, third sweep).")
     pc_skeleton: Literal["complete", "moral", "union"] = Field(
-        "complete", description="With pc_start: pc's skeleton search starts from the complete graph, or "
-        "('moral') from the moral graph of the best climb from the start (pc's init: far fewer tests).")
+        "union", description="With pc_start: pc's skeleton search starts from the complete graph ('complete': "
+        "PC itself), from the moral graph of the best climb from the start ('moral'), or from the union of "
+        "the moral graphs of all 1 + restarts climbs ('union'); a bound is pc's init (a few times fewer tests). "
+        "Default 'union' (with chains='each'): chosen on tuning seeds 100-104 (benchmarks/networks/tune8.yaml, "
+        "eighth round).")
     pc_max_k: int | None = Field(
         None, ge=0, description="With pc_start: pc's largest conditioning set (its max_k); None = no limit.")
     chains: Literal["each", "best"] = Field(
-        "best", description="With pc_start: kick the climb from the empty graph (best of the restarts) and "
+        "each", description="With pc_start: kick the climb from the empty graph (best of the restarts) and "
         "the climb from pc's DAG each in its own chain ('each'), or only the better of the two ('best'). "
-        "Default 'best': chosen on tuning seeds 100-104 (benchmarks/networks/tune_pc.yaml, fourth round).")
+        "Default 'each' (with pc_skeleton='union'): chosen on tuning seeds 100-104 "
+        "(benchmarks/networks/tune8.yaml, eighth round; 'best' in the fourth to seventh).")
     seed: int = Field(0, description="Seed of the kicks and of the random tie-breaking of the restarts.")
     return_type: Literal["dag", "cpdag"] = Field(
         "dag", description="Return the DAG found or its Markov equivalence class (CPDAG), as hill_climb does.")
@@ -114,13 +118,17 @@ class GreedyDAG(Searcher):
     (acyclicity kept) and climbed again; a higher score replaces it; the search stops after
     ``stale`` kicks in a row without improvement. The result never scores below the first,
     deterministic climb. With ``pc_start`` (default) the search also climbs from a DAG of our
-    ``pc``'s CPDAG, and the kicks start from the better of the two climbs (``chains='best'``; so it
-    never scores below pc's DAG extension climbed). The kicks stop after
+    ``pc``'s CPDAG, with pc's skeleton search bounded by the union of the moral graphs of the climbs
+    from the start (``pc_skeleton='union'``: pc's ``init``, a hybrid search; ``'complete'`` runs PC
+    itself, as up to the seventh tuning round, and then the result never scores below PC's DAG
+    extension climbed), and kicks each of the two climbs in its own chain (``chains='each'``;
+    ``'best'`` kicks only the better). The kicks stop after
     ``min(stale, stale_per_variable * d)`` kicks in a row without improvement. The defaults
-    ``restarts=10, stale=30, pc_start=True, chains='best', stale_per_variable=1, patience=2`` are the
-    least CPU among the settings whose BIC reached pyAgrum's greedy climb (and, from the third round,
-    pgmpy's HillClimbSearch, pyAgrum's tabu search and pc) on every tuning run (bnlearn networks,
-    seeds 100-104, ``benchmarks/networks/tune.yaml``, ``tune_pc.yaml``, ``tune6.yaml``): every climb
+    ``restarts=10, stale=30, pc_start=True, pc_skeleton='union', chains='each', stale_per_variable=1,
+    patience=2`` are, by rules written before each round, the settings whose BIC reached pyAgrum's
+    greedy climb (and, from the third round, pgmpy's HillClimbSearch, pyAgrum's tabu search and pc) on
+    the most tuning runs, the least CPU among ties (bnlearn networks, seeds 100-104,
+    ``benchmarks/networks/tune.yaml``, ``tune_pc.yaml``, ``tune6.yaml``, ``tune8.yaml``): every climb
     is a short tabu walk (up to 2 non-improving moves in a row, as pyAgrum's tabu search), which
     moves a hub that single improving moves cannot. With ``restarts=0, stale=0, patience=0`` this is
     a plain climb with pgmpy's moves and tabu list; it is not pgmpy's HillClimbSearch move for move

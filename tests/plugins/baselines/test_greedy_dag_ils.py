@@ -120,7 +120,7 @@ def test_pc_max_k_starts_from_pcs_dag_with_that_bound(max_k):
 
     ds = registry.load_data("bnlearn", network="asia", n_samples=2000, seed=1)
     bic = registry.create("bic")
-    res = registry.create("greedy_dag", pc_max_k=max_k, restarts=0, stale=0).run(ds, bic)
+    res = registry.create("greedy_dag", pc_max_k=max_k, pc_skeleton="complete", restarts=0, stale=0).run(ds, bic)
     names = list(ds.names)
     adj = np.zeros((8, 8), dtype=bool)
     for a, b in dag_extension(registry.create("pc", max_k=max_k).search(ds)).edge_names():
@@ -166,5 +166,5 @@ def test_pc_skeleton_bounds_pc_by_the_climbs_moral_graphs(bound):
         adj[names.index(a), names.index(b)] = True
     _, score = climb_edges(eng, clusters, adj, 10_000, 100, 2)
     assert res["pc_start_score"] == pytest.approx(score, abs=1e-9)
-    full = registry.create("greedy_dag", restarts=0, stale=0).run(ds, bic)["pc_start_score"]
+    full = registry.create("greedy_dag", pc_skeleton="complete", restarts=0, stale=0).run(ds, bic)["pc_start_score"]
     assert abs(full - score) > 1.0  # the bound changed pc's graph (here it climbs higher)
