@@ -9,7 +9,7 @@ import pytest
 from macrocause.plugins.baselines._pc_citests import CHISQ, prepare
 from macrocause.plugins.baselines._pc_kernels import SPARSE_RATIO, _layers, discrete_stat, stat_in
 
-DENSE, SPARSE = math.inf, 0.0  # ratios that force one path (math.inf: the dense table, or four tallies when small)
+DENSE, SPARSE = math.inf, 0.0  # ratios that force one path (math.inf: the dense table of four tallies)
 
 
 def _skewed(rng, n, k):
