@@ -98,8 +98,9 @@ def discrete_stat(codes: np.ndarray, cards: np.ndarray, x: int, y: int, layer: n
     return stat_in(codes, cards, x, y, layer, m, gsq, SPARSE_RATIO)
 
 
-# count tables of more than SPARSE_RATIO cells per sample count only the cells met (chosen on the real
-# tests of barley, seed 100: the sparse count is 0.9x as fast at 2-4 cells per sample, 1.1x at 4-8, 1.7x at 8-16)
+# count tables of more than SPARSE_RATIO cells per sample count only the cells met (chosen on random tests
+# of barley, seed 100: the sparse count is 0.7x as fast at 1-2 cells per sample, 1.0x at 2-4, 1.4x at 4-8,
+# 1.9x at 8-16; pc's skeleton takes the same CPU with 2 or 4)
 SPARSE_RATIO = 4.0
 
 
