@@ -1,7 +1,7 @@
 """numba kernels shared by several plugins' own kernels (imported only from those, so numba
-loads with them): dense ranking of integer keys, joint-state keys of discrete columns, the plug-in
-entropy of joint states, and the regularized upper incomplete gamma function (chi-square and gamma
-tails)."""
+loads with them): dense ranking of integer keys, joint-state keys of discrete columns, grouping of
+samples by key, the plug-in entropy of joint states, the c log c sums of entropies, and the
+regularized upper incomplete gamma function (chi-square and gamma tails)."""
 
 from __future__ import annotations
 
@@ -146,22 +146,100 @@ def joint_entropy(codes: np.ndarray, cols: np.ndarray, cards: np.ndarray) -> flo
     return entropy_of_keys(keys, total)
 
 
+# count tables of more than SPARSE_RATIO cells per sample count only the cells met (chosen on barley, seed 100,
+# ten candidates a call: the sparse count is 0.9x as fast at 4-8 cells per sample, 1.6x at 8-16, 2x at 16-32)
+SPARSE_RATIO = 8.0
+
+
+@njit(cache=True)
+def sorted_present(cnt: np.ndarray, idx: np.ndarray, k: int) -> None:
+    """Sort the *k* values first in *idx* (the distinct indices met in *cnt*, in the order met) in place:
+    by insertion when few, else by a scan of *cnt* for its nonzero entries (the same values)."""
+    if k * k <= 4 * cnt.shape[0]:
+        for u in range(1, k):
+            v = idx[u]
+            w = u - 1
+            while w >= 0 and idx[w] > v:
+                idx[w + 1] = idx[w]
+                w -= 1
+            idx[w + 1] = v
+    else:
+        k = 0
+        for v in range(cnt.shape[0]):
+            if cnt[v] != 0:
+                idx[k] = v
+                k += 1
+
+
+@njit(cache=True)
+def group_by(keys: np.ndarray, K: int) -> tuple[np.ndarray, np.ndarray]:
+    """Counting sort of the samples by their key 0..K-1: the samples in key order (in order within a
+    key) and where each key's samples start (K + 1 bounds)."""
+    start = np.zeros(K + 1, np.int64)
+    for t in range(keys.shape[0]):
+        start[keys[t] + 1] += 1
+    for w in range(K):
+        start[w + 1] += start[w]
+    pos = start[:K].copy()
+    order = np.empty(keys.shape[0], np.int64)
+    for t in range(keys.shape[0]):
+        order[pos[keys[t]]] = t
+        pos[keys[t]] += 1
+    return order, start
+
+
 @njit(cache=True)
 def clogc_sums_plus(rows: np.ndarray, base: np.ndarray, K: int, cands: np.ndarray, cards: np.ndarray,
                     clogc: np.ndarray) -> np.ndarray:
     """For each candidate column a: the sum of c log c over the counts of the joint states
-    (base key, code of a), with base keys 0..K-1 (one dense count per candidate, summed in key order).
-    *rows* holds one column's codes per row; *clogc* c log c for c = 0..n."""
+    (base key, code of a), with base keys 0..K-1, summed in key order.
+    *rows* holds one column's codes per row; *clogc* c log c for c = 0..n.
+    :func:`clogc_sums_in` with the tables above :data:`SPARSE_RATIO` cells per sample counted sparsely."""
+    return clogc_sums_in(rows, base, K, cands, cards, clogc, SPARSE_RATIO)
+
+
+@njit(cache=True)
+def clogc_sums_in(rows, base, K, cands, cards, clogc, ratio):
+    """:func:`clogc_sums_plus`: a candidate's table of ``K s`` cells counted densely up to ``ratio n``
+    cells, above that by base key (samples grouped once) and only over the codes met, in increasing
+    order. The dense loop's sum adds c log c = 0 for the empty cells and nothing else, so both give
+    the same floats."""
     n = base.shape[0]
     out = np.empty(cands.shape[0])
+    order = np.empty(0, np.int64)
+    start = np.empty(0, np.int64)
+    grouped = False
     for j in range(cands.shape[0]):
         a = cands[j]
         s = cards[a]
-        counts = np.zeros(K * s, np.int64)
-        for t in range(n):
-            counts[base[t] * s + rows[a, t]] += 1
         acc = 0.0
-        for v in range(K * s):
-            acc += clogc[counts[v]]
+        if K * s > ratio * n:
+            if not grouped:
+                order, start = group_by(base, K)
+                grouped = True
+            cnt = np.zeros(s, np.int64)
+            met = np.empty(s, np.int64)
+            for w in range(K):
+                lo, hi = start[w], start[w + 1]
+                if hi - lo == 1:  # one sample: c log c of 1 is 0
+                    continue
+                k = 0
+                for u in range(lo, hi):
+                    v = rows[a, order[u]]
+                    if cnt[v] == 0:
+                        met[k] = v
+                        k += 1
+                    cnt[v] += 1
+                if k > 1:
+                    sorted_present(cnt, met, k)
+                for u in range(k):
+                    acc += clogc[cnt[met[u]]]
+                    cnt[met[u]] = 0
+        else:
+            counts = np.zeros(K * s, np.int64)
+            for t in range(n):
+                counts[base[t] * s + rows[a, t]] += 1
+            for v in range(K * s):
+                acc += clogc[counts[v]]
         out[j] = acc
     return out

@@ -22,7 +22,13 @@ import numpy as np
 from numba import njit, types
 from numba.typed import Dict
 
-from macrocause.framework.numeric_kernels import dense_rank, gamma_q, joint_keys
+from macrocause.framework.numeric_kernels import (
+    dense_rank,
+    gamma_q,
+    group_by,
+    joint_keys,
+    sorted_present,
+)
 
 from ._pc_citests import FISHERZ, GSQ
 
@@ -87,29 +93,42 @@ def discrete_stat(codes: np.ndarray, cards: np.ndarray, x: int, y: int, layer: n
     As causal-learn: counts per configuration of S present in the data, expected
     counts from the margins of each configuration; a value of x (or y) absent from
     a configuration removes a row (column) from that configuration's degrees of freedom.
+    :func:`stat_in` with the tables above :data:`SPARSE_RATIO` cells per sample counted sparsely.
     """
+    return stat_in(codes, cards, x, y, layer, m, gsq, SPARSE_RATIO)
+
+
+# count tables of more than SPARSE_RATIO cells per sample count only the cells met (chosen on random tests
+# of barley, seed 100: the sparse count is 0.7x as fast at 1-2 cells per sample, 1.0x at 2-4, 1.4x at 4-8,
+# 1.9x at 8-16; pc's skeleton takes the same CPU with 2 or 4)
+SPARSE_RATIO = 4.0
+
+
+@njit(cache=True)
+def stat_in(codes, cards, x, y, layer, m, gsq, ratio):
+    """:func:`discrete_stat` counted in a dense table of ``m ca cb`` cells up to ``ratio n`` cells,
+    above that by :func:`sparse_stat` (the same floats)."""
     a, b = min(x, y), max(x, y)
     ca, cb = cards[a], cards[b]
     n = codes.shape[0]
     cells = m * ca * cb
-    if cells > 1024:
-        cnt = np.zeros((m, ca, cb))
-        for t in range(n):
-            cnt[layer[t], codes[t, a], codes[t, b]] += 1.0
-    else:  # few cells: four tallies, so that runs of one cell do not wait on each other (whole counts)
-        lanes = np.zeros((4, cells), np.int64)
-        t = 0
-        while t + 4 <= n:
-            for u in range(4):
-                lanes[u, (layer[t + u] * ca + codes[t + u, a]) * cb + codes[t + u, b]] += 1
-            t += 4
-        while t < n:
-            lanes[0, (layer[t] * ca + codes[t, a]) * cb + codes[t, b]] += 1
-            t += 1
-        cnt = np.empty((m, ca, cb))
-        flat = cnt.reshape(cells)
-        for k in range(cells):
-            flat[k] = float(lanes[0, k] + lanes[1, k] + lanes[2, k] + lanes[3, k])
+    if cells > ratio * n:
+        return sparse_stat(codes, a, b, ca, cb, layer, m, gsq)
+    # four integer tallies, so that runs of one cell do not wait on each other (whole counts; 11-13%
+    # less CPU than one table of floats in pc on barley and hepar2 from 1,024 cells up)
+    lanes = np.zeros((4, cells), np.int64)
+    t = 0
+    while t + 4 <= n:
+        for u in range(4):
+            lanes[u, (layer[t + u] * ca + codes[t + u, a]) * cb + codes[t + u, b]] += 1
+        t += 4
+    while t < n:
+        lanes[0, (layer[t] * ca + codes[t, a]) * cb + codes[t, b]] += 1
+        t += 1
+    cnt = np.empty((m, ca, cb))
+    flat = cnt.reshape(cells)
+    for k in range(cells):
+        flat[k] = float(lanes[0, k] + lanes[1, k] + lanes[2, k] + lanes[3, k])
     stat = 0.0
     df = 0
     rows = np.empty(ca)
@@ -145,6 +164,62 @@ def discrete_stat(codes: np.ndarray, cards: np.ndarray, x: int, y: int, layer: n
                         stat += c * math.log(c / e)
                 elif e > 0.0:
                     stat += (c - e) ** 2 / e
+    if gsq:
+        stat *= 2.0
+    return stat, df
+
+
+@njit(cache=True)
+def sparse_stat(codes, a, b, ca, cb, layer, m, gsq):
+    """:func:`discrete_stat` of columns a < b (cardinalities ca, cb) counted per configuration
+    (samples grouped once) over the values of a and b met in it, in increasing order: the dense
+    loop's terms are zero elsewhere (no sample: no G-square term; an empty row or column: no
+    expected count), and the margins, expected counts and terms are the same floats in the same
+    order, so the statistic is the same to the last bit."""
+    order, start = group_by(layer[:codes.shape[0]], m)  # a cached layer ends with m
+    cell = np.zeros(ca * cb, np.int64)
+    rows = np.zeros(ca, np.int64)
+    cols = np.zeros(cb, np.int64)
+    ri = np.empty(ca, np.int64)
+    cj = np.empty(cb, np.int64)
+    stat = 0.0
+    df = 0
+    for w in range(m):
+        nr = 0
+        nc = 0
+        for u in range(start[w], start[w + 1]):
+            t = order[u]
+            i, j = codes[t, a], codes[t, b]
+            if rows[i] == 0:
+                ri[nr] = i
+                nr += 1
+            if cols[j] == 0:
+                cj[nc] = j
+                nc += 1
+            rows[i] += 1
+            cols[j] += 1
+            cell[i * cb + j] += 1
+        df += (nr - 1) * (nc - 1)  # (ca - 1 - empty rows)(cb - 1 - empty columns)
+        if nr > 1:
+            sorted_present(rows, ri, nr)
+        if nc > 1:
+            sorted_present(cols, cj, nc)
+        tot = float(start[w + 1] - start[w])
+        for u in range(nr):
+            i = ri[u]
+            for v in range(nc):
+                j = cj[v]
+                c = float(cell[i * cb + j])
+                cell[i * cb + j] = 0
+                e = float(rows[i]) * float(cols[j]) / tot
+                if gsq:
+                    if c > 0.0:
+                        stat += c * math.log(c / e)
+                else:
+                    stat += (c - e) ** 2 / e
+            rows[i] = 0
+        for v in range(nc):
+            cols[cj[v]] = 0
     if gsq:
         stat *= 2.0
     return stat, df
