@@ -55,6 +55,24 @@ def kick(adj: np.ndarray, n_moves: int, rng: np.random.Generator, fast: bool = F
     return adj
 
 
+def _topological_rank(adj: np.ndarray) -> np.ndarray:
+    """Position of each node in a topological order of the DAG *adj* (Kahn's, smallest index first)."""
+    indeg = adj.sum(axis=0).astype(int)
+    ready = sorted(np.flatnonzero(indeg == 0).tolist())
+    rank = np.empty(adj.shape[0], dtype=int)
+    k = 0
+    while ready:
+        v = ready.pop(0)
+        rank[v] = k
+        k += 1
+        for c in np.flatnonzero(adj[v]).tolist():
+            indeg[c] -= 1
+            if indeg[c] == 0:
+                ready.append(c)
+        ready.sort()
+    return rank
+
+
 class GreedyDAGParams(Params):
     max_steps: int = Field(10_000, ge=1, description="Most moves of each climb.")
     tabu_length: int = Field(
@@ -94,6 +112,10 @@ class GreedyDAGParams(Params):
         "the moral graphs of all 1 + restarts climbs ('union'); a bound is pc's init (a few times fewer tests). "
         "Default 'union' (with chains='each'): chosen on tuning seeds 100-104 (benchmarks/networks/tune8.yaml, "
         "eighth round).")
+    pc_fallback: bool = Field(
+        False, description="With pc_start: when pc's orientations admit no DAG (its CPDAG has conflicting "
+        "colliders), climb from pc's skeleton oriented along a topological order of the best climb from the "
+        "start instead of skipping pc's start.")
     pc_max_k: int | None = Field(
         None, ge=0, description="With pc_start: pc's largest conditioning set (its max_k); None = no limit.")
     chains: Literal["each", "best"] = Field(
@@ -205,7 +227,7 @@ class GreedyDAG(Searcher):
         if p.pc_skeleton != "complete":
             M = moral_start(adj) if p.pc_skeleton == "moral" else union
             bound = CausalGraph([[v] for v in data.names], undirected=zip(*np.nonzero(np.triu(M))))
-        pc_adj = self._pc_dag(data, p.pc_max_k, bound) if p.pc_start and d > 1 else None
+        pc_adj = self._pc_dag(data, p.pc_max_k, bound, adj if p.pc_fallback else None) if p.pc_start and d > 1 else None
         if pc_adj is not None:
             cand, pc_score = climb_edges(eng, clusters, pc_adj, p.max_steps, p.tabu_length, p.patience,
                                          kernel=fast)
@@ -239,21 +261,31 @@ class GreedyDAG(Searcher):
         return adj, score
 
     @staticmethod
-    def _pc_dag(data: Dataset, max_k: int | None = None, bound: CausalGraph | None = None) -> np.ndarray | None:
+    def _pc_dag(data: Dataset, max_k: int | None = None, bound: CausalGraph | None = None,
+                order_of: np.ndarray | None = None) -> np.ndarray | None:
         """Adjacency of a DAG in the class of pc's CPDAG (its skeleton search within *bound*'s
-        adjacencies when given), or None when pc cannot run or its orientations admit no DAG."""
+        adjacencies when given); when pc's orientations admit no DAG, pc's skeleton oriented along a
+        topological order of *order_of* (a DAG), or None without it; None when pc cannot run."""
         from macrocause.framework import registry
         from macrocause.framework.errors import DataValidationError as _Invalid
 
         from .ges import dag_extension
 
-        try:
-            g = dag_extension(registry.create("pc", max_k=max_k).search(data, init=bound))
-        except _Invalid:
-            return None
         names = list(data.names)
         adj = np.zeros((len(names), len(names)), dtype=bool)
-        for a, b in g.edge_names():
+        try:
+            cpdag = registry.create("pc", max_k=max_k).search(data, init=bound)
+        except _Invalid:
+            return None
+        try:
+            edges = dag_extension(cpdag).edge_names()
+        except _Invalid:  # pc's orientations conflict
+            if order_of is None:
+                return None
+            rank = _topological_rank(order_of)
+            ends = [sorted((names.index(cpdag.label(v)) for v in e), key=rank.__getitem__) for e in cpdag.skeleton()]
+            edges = [(names[a], names[b]) for a, b in ends]
+        for a, b in edges:
             adj[names.index(a), names.index(b)] = True
         return adj
 

@@ -168,3 +168,40 @@ def test_pc_skeleton_bounds_pc_by_the_climbs_moral_graphs(bound):
     assert res["pc_start_score"] == pytest.approx(score, abs=1e-9)
     full = registry.create("greedy_dag", pc_skeleton="complete", restarts=0, stale=0).run(ds, bic)["pc_start_score"]
     assert abs(full - score) > 1.0  # the bound changed pc's graph (here it climbs higher)
+
+
+def test_topological_rank_by_hand():
+    from macrocause.plugins.baselines.greedy import _topological_rank
+
+    adj = np.zeros((4, 4), bool)
+    adj[3, 1] = adj[1, 0] = adj[3, 2] = True  # 3 -> 1 -> 0, 3 -> 2
+    assert _topological_rank(adj).tolist() == [2, 1, 3, 0]  # order 3, 1, 0, 2 (smallest ready first)
+
+
+def test_pc_fallback_orients_pcs_skeleton_along_the_climb(monkeypatch):
+    """When pc's CPDAG admits no DAG, pc_fallback climbs from pc's skeleton oriented along the best
+    climb's topological order (without it, pc's start is skipped)."""
+    import macrocause.plugins.baselines.ges as ges
+    from macrocause.framework.errors import DataValidationError
+    from macrocause.plugins.baselines.greedy import GreedyDAG, _topological_rank
+
+    ds = registry.load_data("bnlearn", network="sachs", n_samples=1000, seed=1)
+    pc = registry.create("pc").search(ds)
+
+    def no_extension(graph):
+        raise DataValidationError("dag_extension: no consistent DAG extension")
+
+    monkeypatch.setattr(ges, "dag_extension", no_extension)
+    order = np.zeros((11, 11), bool)
+    order[np.triu_indices(11, 1)] = True
+    order = order.T  # a DAG: i -> j for every i > j (topological order 10, 9, ..., 0)
+    assert GreedyDAG._pc_dag(ds) is None
+    adj = GreedyDAG._pc_dag(ds, order_of=order)
+    names = list(ds.names)
+    got = {frozenset((names[a], names[b])) for a, b in zip(*np.nonzero(adj))}
+    assert got == {frozenset(pc.label(v) for v in e) for e in pc.skeleton()}
+    rank = _topological_rank(order)
+    assert all(rank[a] < rank[b] for a, b in zip(*np.nonzero(adj)))
+    res = registry.create("greedy_dag", pc_fallback=True, restarts=0, stale=0).run(ds, registry.create("bic"))
+    assert res["pc_start_score"] is not None
+    assert registry.create("greedy_dag", restarts=0, stale=0).run(ds, registry.create("bic"))["pc_start_score"] is None
