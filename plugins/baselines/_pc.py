@@ -131,15 +131,9 @@ def _untested_sepsets(adj: np.ndarray, start: np.ndarray, p, alpha: float, max_k
     for a, b in zip(*np.nonzero(np.triu(~start & (adj.astype(np.int64) @ adj.astype(np.int64) > 0), 1))):
         a, b = int(a), int(b)
         sides = [[v for v in np.flatnonzero(adj[e]).tolist() if v not in (a, b)] for e in (a, b)]
-        top = max(len(sides[0]), len(sides[1])) if max_k < 0 else min(max_k, max(map(len, sides)))
-        found = None
-        for size in range(top + 1):
-            for side in sides:
-                found = next((S for S in combinations(side, size) if p(a, b, S) > alpha), None)
-                if found is not None:
-                    break
-            if found is not None:
-                break
+        top = max(map(len, sides)) if max_k < 0 else min(max_k, max(map(len, sides)))
+        sets = (S for size in range(top + 1) for side in sides for S in combinations(side, size))
+        found = next((S for S in sets if p(a, b, S) > alpha), None)
         members = found if found is not None else np.flatnonzero(adj[a] & adj[b]).tolist()
         rows += [(a, b, v) for v in members]
     return np.array(rows, np.int64).reshape(-1, 3)

@@ -212,12 +212,12 @@ class GreedyDAG(Searcher):
                 start[names.index(init.label(a)), names.index(init.label(b))] = True
         adj, score = climb_edges(eng, clusters, start, p.max_steps, p.tabu_length, p.patience, kernel=fast)
         scores = [score]
-        union = moral_start(adj)  # pc_skeleton="union": every climb's moral graph
+        union = moral_start(adj) if p.pc_skeleton == "union" else None  # every climb's moral graph
         rng = np.random.default_rng(p.seed)
         for _ in tqdm(range(p.restarts), desc="greedy_dag restarts", disable=None if p.restarts > 1 else True):
             cand, s = climb_edges(eng, clusters, start, p.max_steps, p.tabu_length, p.patience, rng, fast)
             scores.append(s)
-            if p.pc_skeleton == "union":
+            if union is not None:
                 union |= moral_start(cand)
             if s > score:
                 adj, score = cand, s
