@@ -91,3 +91,13 @@ def test_bound_errors():
         registry.create("pc").search(ds, init=_undirected(["a", "z"], [(0, 1)]))
     with pytest.raises(ConfigError, match="backend='macrocause'"):
         registry.create("pc", backend="causal-learn").search(ds, init=_undirected(["a", "b"], [(0, 1)]))
+    with pytest.raises(DataValidationError, match="graph of single variables") as err:
+        registry.create("pc").search(ds, init=CausalGraph([["a", "b"]]))
+    assert "\n" not in str(err.value)
+
+
+@pytest.mark.parametrize("bad", [{"pc_skeleton": "full"}, {"pc_fallback": "sometimes"}])
+def test_greedy_dag_rejects_an_unknown_pc_bound_in_one_line(bad):
+    with pytest.raises(ConfigError, match=next(iter(bad))) as err:
+        registry.create("greedy_dag", **bad)
+    assert "\n" not in str(err.value)
