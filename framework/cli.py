@@ -290,13 +290,18 @@ def compare(grid: Path, store_path: str, executor: str, address: str | None, n_j
 @click.option("--select-by", default=None, metavar="A,B",
               help="Metrics whose sum (each signed: larger is better) ranks the settings (default: the "
                    "reported metrics but timings).")
+@click.option("--margins", default=None, metavar="A,B",
+              help="Add, per dataset, each method's gain over each baseline in these reported metrics "
+                   "(signed: positive = better) over the seeds both have: mean, worst, and on how many "
+                   "seeds it is at least as good.")
 @click.option("--plugins", "plugin_files", multiple=True, metavar="FILE",
               type=click.Path(dir_okay=False, path_type=Path),
               help="A plugin file (.py) to import, e.g. a grid's evaluator; repeatable. report imports "
                    "nothing else: not the files a store or a grid's plugins: name.")
 def report(store_path: str, out_dir: Path | None, grid_name: str | None, metrics: str | None,
            baselines: str | None, peer: str | None, growth: str | None, correlate: str | None,
-           select_among: str | None, select_by: str | None, plugin_files: tuple[Path, ...]) -> None:
+           select_among: str | None, select_by: str | None, margins: str | None,
+           plugin_files: tuple[Path, ...]) -> None:
     """Tables (methods x datasets per metric, mean ± sd over seeds), ranks and paired tests.
 
     With --out: also report.html (linking its figures), CSV files and one PNG per metric.
@@ -305,6 +310,7 @@ def report(store_path: str, out_dir: Path | None, grid_name: str | None, metrics
     Examples:
       macrocause report --store grid.db --grid quickstart --out report/
       macrocause report --metrics ari,time,cpu --peer dbscan --growth n_samples --select-among cafe_dbscan
+      macrocause report --metrics shd,bic_score,cpu --baselines hill_climb --margins bic_score
     """
     from .atomic import atomic_folder
     from .report import build_report, markdown, write_files
@@ -320,7 +326,8 @@ def report(store_path: str, out_dir: Path | None, grid_name: str | None, metrics
         shown, keys, named = _grid_runs(store, grid_name)
         opts = {"baselines": _names(baselines) if baselines else named, "metrics": _names(metrics) if metrics else None,
                 "peer": peer, "correlate": correlate, "select_among": select_among,
-                "select_by": _names(select_by) if select_by else None}
+                "select_by": _names(select_by) if select_by else None,
+                "margins": _names(margins) if margins else None}
         rep = build_report(store.results(shown, keys), shown, growth=growth, **opts)
         click.echo(markdown(rep))
         if out_dir is not None:

@@ -26,12 +26,13 @@ from ..errors import MacrocauseError
 from ..evaluation import Metric
 from .frame import natural_key
 
-__all__ = ["cells", "ranks", "paired_tests", "holm", "ratios", "growth", "growth_exponent", "correlations",
-           "selection", "MIN_PAIRS", "MIN_POINTS", "MEAN"]
+__all__ = ["cells", "ranks", "paired_tests", "margins", "holm", "ratios", "growth", "growth_exponent", "correlations",
+           "selection", "MIN_PAIRS", "MIN_POINTS", "MEAN", "ALL"]
 
 MIN_PAIRS = 6  # with 5 pairs the smallest two-sided exact p is 2/32 > 0.05
 MIN_POINTS = 3  # fewer points than this: no correlation (NaN)
 MEAN = "mean"  # the ``data`` of the correlation rows averaging the datasets
+ALL = "all"  # the ``data`` of the margins rows pooling the datasets' pairs
 
 
 def _sign(m: Metric) -> float:
@@ -102,39 +103,75 @@ def paired_tests(frame: pd.DataFrame, metrics: Mapping[str, Metric], baselines: 
     for metric, m in metrics.items():
         sub = v[v.metric == metric]
         wide = sub.pivot_table(index=["data", "seed"], columns="method", values="value", aggfunc="last")
-        base = sorted(set(baselines) & set(wide.columns))
-        done, rows = set(), []
-        for method in sorted(wide.columns):
-            for b in base:
-                if method == b or frozenset((method, b)) in done:
-                    continue
-                done.add(frozenset((method, b)))
-                pair = wide[[method, b]].dropna()
-                if pair.empty:
-                    continue
-                seedwise = _seedwise(sub[sub.method.isin([method, b])])
-                if not seedwise:
-                    pair = pair.groupby(level="data").mean()
-                x, y = pair[method].to_numpy(), pair[b].to_numpy()
-                d = _sign(m) * (x - y)
-                row = {"metric": metric, "method": method, "baseline": b,
-                       "unit": "(data, seed)" if seedwise else "data set (seeds averaged)", "n": len(d),
-                       "better": int((d > 0).sum()), "tied": int((d == 0).sum()), "worse": int((d < 0).sum()),
-                       "mean_diff": float(np.mean(x - y)), "statistic": math.nan, "p": math.nan, "note": ""}
-                if len(d) < MIN_PAIRS:
-                    row["note"] = f"n/a (n < {MIN_PAIRS})"
-                elif not d.any():
-                    row["note"] = "n/a (all pairs tied)"
-                else:
-                    res = wilcoxon(x, y, zero_method="zsplit")
-                    row.update(statistic=float(res.statistic), p=float(res.pvalue))
-                rows.append(row)
+        rows = []
+        for method, b in _pairs(wide.columns, baselines):
+            pair = wide[[method, b]].dropna()
+            if pair.empty:
+                continue
+            seedwise = _seedwise(sub[sub.method.isin([method, b])])
+            if not seedwise:
+                pair = pair.groupby(level="data").mean()
+            x, y = pair[method].to_numpy(), pair[b].to_numpy()
+            d = _sign(m) * (x - y)
+            row = {"metric": metric, "method": method, "baseline": b,
+                   "unit": "(data, seed)" if seedwise else "data set (seeds averaged)", "n": len(d),
+                   "better": int((d > 0).sum()), "tied": int((d == 0).sum()), "worse": int((d < 0).sum()),
+                   "mean_diff": float(np.mean(x - y)), "statistic": math.nan, "p": math.nan, "note": ""}
+            if len(d) < MIN_PAIRS:
+                row["note"] = f"n/a (n < {MIN_PAIRS})"
+            elif not d.any():
+                row["note"] = "n/a (all pairs tied)"
+            else:
+                res = wilcoxon(x, y, zero_method="zsplit")
+                row.update(statistic=float(res.statistic), p=float(res.pvalue))
+            rows.append(row)
         for row, adj in zip(rows, holm([r["p"] for r in rows])):
             row["p_holm"] = adj
         out += rows
     cols = ["metric", "method", "baseline", "unit", "n", "better", "tied", "worse", "mean_diff", "statistic", "p",
             "p_holm", "note"]
     return pd.DataFrame(out, columns=cols)
+
+
+def _pairs(columns, baselines: Sequence[str]) -> list[tuple[str, str]]:
+    """(method, baseline) for every method of *columns* and baseline among them; two baselines once."""
+    done, out = set(), []
+    for method in sorted(columns):
+        for b in sorted(set(baselines) & set(columns)):
+            if method != b and frozenset((method, b)) not in done:
+                done.add(frozenset((method, b)))
+                out.append((method, b))
+    return out
+
+
+def margins(frame: pd.DataFrame, metrics: Mapping[str, Metric], baselines: Sequence[str]) -> pd.DataFrame:
+    """Per metric, method, baseline and dataset, over the (data, seed) pairs both have, the gain of
+    the method over the baseline: its value minus the baseline's, signed so that positive = the
+    method is better (baseline - method for a lower-is-better metric).
+
+    Columns: ``n`` pairs, ``mean_gain``, ``worst_gain`` (the smallest) and ``at_least``, the pairs
+    where the method is at least as good (gain >= 0: a tie is exact equality of the two values);
+    then a row with ``data`` :data:`ALL` pooling every dataset's pairs. Every method is compared
+    with each baseline, two baselines once (as :func:`paired_tests`).
+    """
+    v = rated(frame, metrics)
+    rows = []
+    for metric, m in metrics.items():
+        wide = v[v.metric == metric].pivot_table(index=["data", "seed"], columns="method", values="value",
+                                                 aggfunc="last")
+        for method, b in _pairs(wide.columns, baselines):
+            pair = wide[[method, b]].dropna()
+            if pair.empty:
+                continue
+            gain = _sign(m) * (pair[method] - pair[b]) + 0.0  # + 0.0: a tie is 0, not -0
+            for data, g in [*gain.groupby(level="data"), (ALL, gain)]:
+                rows.append({"metric": metric, "method": method, "baseline": b, "data": data, "n": len(g),
+                             "mean_gain": float(g.mean()), "worst_gain": float(g.min()),
+                             "at_least": int((g >= 0).sum())})
+    cols = ["metric", "method", "baseline", "data", "n", "mean_gain", "worst_gain", "at_least"]
+    out = pd.DataFrame(rows, columns=cols)
+    out["order"], out["pooled"] = out.metric.map(list(metrics).index), out.data == ALL
+    return _sorted(out, ["order", "method", "baseline", "pooled", "data"], ["method", "baseline", "data"])[cols]
 
 
 def holm(pvalues: Sequence[float]) -> list[float]:

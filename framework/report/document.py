@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from .analyses import MEAN, MIN_PAIRS
+from .analyses import ALL, MEAN, MIN_PAIRS
 from .frame import Facts, natural_key
 
 __all__ = ["Table", "Section", "Document", "document"]
@@ -127,7 +127,8 @@ def _metric_section(metric: str, direction: str, cell: pd.DataFrame, rank: pd.Da
 def document(facts: Facts, cell: pd.DataFrame, rank: pd.DataFrame, tests: pd.DataFrame, baselines: Sequence[str],
              figures: Mapping[str, str] | None = None, ratio: pd.DataFrame | None = None,
              grown: pd.DataFrame | None = None, growth_param: str | None = None,
-             corr: pd.DataFrame | None = None, chosen: tuple | None = None) -> Document:
+             corr: pd.DataFrame | None = None, chosen: tuple | None = None,
+             margin: pd.DataFrame | None = None) -> Document:
     """The whole report; *figures* maps a metric (or ``growth METRIC``, ``correlation``,
     ``selection``) to its image file name."""
     figures = figures or {}
@@ -144,6 +145,8 @@ def document(facts: Facts, cell: pd.DataFrame, rank: pd.DataFrame, tests: pd.Dat
             f"same data; below 1: faster (or smaller) than {peer}."])
         sec.tables.append(_grid(sub, lambda r: f"{r.ratio:.3g} (n={r.n})"))
         sections.append(sec)
+    for metric, sub in (margin.groupby("metric", sort=False) if margin is not None and len(margin) else ()):
+        sections.append(_margins_section(metric, f"{facts.metrics[metric].direction} is better", sub))
     if grown is not None and len(grown):
         sec = Section(f"Growth with {growth_param}", notes=[
             f"Median over seeds at each size; growth exponent: least-squares slope of log(median) on "
@@ -160,6 +163,20 @@ def document(facts: Facts, cell: pd.DataFrame, rank: pd.DataFrame, tests: pd.Dat
     if chosen is not None:
         sections.append(_selection_section(*chosen, figures.get("selection")))
     return Document("macrocause report", summ, sections)
+
+
+def _margins_section(metric: str, direction: str, margin: pd.DataFrame) -> Section:
+    sec = Section(f"Margins of {metric} over the baselines", direction, notes=[
+        f"gain: the method's {metric} minus the baseline's on the same (dataset, seed), signed so that positive = "
+        "the method is better; per dataset over the seeds both have: mean gain / worst gain (seeds where the "
+        f"method is at least as good, a tie being exact equality, of the seeds both have); {ALL}: every pair."])
+    datas = sorted(set(margin.data) - {ALL}, key=natural_key)
+    at = {(r.method, r.baseline, r.data): r for r in margin.itertuples()}
+    text = lambda r: f"{r.mean_gain:+.5g} / {r.worst_gain:+.5g} ({r.at_least} of {r.n})"  # noqa: E731
+    rows = [[m, b] + [text(at[m, b, d]) if (m, b, d) in at else "" for d in [*datas, ALL]]
+            for m, b in dict.fromkeys(zip(margin.method, margin.baseline))]
+    sec.tables.append(Table(["method", "baseline", *datas, ALL], rows))
+    return sec
 
 
 def _correlation_section(corr: pd.DataFrame, figure: str | None) -> Section:

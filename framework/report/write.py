@@ -34,19 +34,22 @@ class Report:
     growth_param: str | None = None
     correlations: pd.DataFrame | None = None
     selection: tuple | None = None  # (among, by, ranks, choices)
+    margins: pd.DataFrame | None = None
 
 
 def build_report(rows: Sequence[Mapping[str, Any]], grid: str | None = None, *,
                  baselines: Iterable[str] | None = None, metrics: Iterable[str] | None = None,
                  peer: str | None = None, growth: str | None = None, correlate: str | None = None,
-                 select_among: str | None = None, select_by: Iterable[str] | None = None) -> Report:
+                 select_among: str | None = None, select_by: Iterable[str] | None = None,
+                 margins: Iterable[str] | None = None) -> Report:
     """The report's frames from store rows (``ResultStore.results()``).
 
     *baselines* are plugin names or method labels (default: the methods whose plugin flags
     itself ``baseline = True``, as the runner recorded); every other method is tested against
     each. *peer* adds timing ratios, *growth* (a data-source parameter, or ``n`` / ``d``)
     timings against size, *correlate* (a metric) correlations with it, *select_among* (a
-    plugin) the leave-one-dataset-out choice among its settings by *select_by*.
+    plugin) the leave-one-dataset-out choice among its settings by *select_by*, *margins*
+    (reported metrics) each method's per-seed gains over the baselines, per dataset.
     """
     frame, facts = tidy(rows, grid, metrics)
     metrics_ = facts.metrics
@@ -77,13 +80,23 @@ def build_report(rows: Sequence[Mapping[str, Any]], grid: str | None = None, *,
             raise MacrocauseError(f"No reported method runs {select_among!r}; the grid's evaluated plugins: "
                                   f"{', '.join(sorted(set(methods.plugin.dropna())))}.")
         rep.selection = (select_among, by, *an.selection(cells, metrics_, candidates, base, by))
+    if margins:
+        margins = list(margins)
+        missing = [m for m in margins if m not in metrics_]
+        if missing:
+            raise MacrocauseError(f"Cannot give margins of {', '.join(missing)}: not among the reported metrics "
+                                  f"({', '.join(metrics_)}); add it to --metrics.")
+        if not base:
+            raise MacrocauseError("Margins are over the baselines, and no reported method is one; name them "
+                                  "with --baselines (plugins or methods).")
+        rep.margins = an.margins(frame, {m: metrics_[m] for m in margins}, base)
     return rep
 
 
 def report_document(rep: Report, figures: Mapping[str, str] | None = None) -> Document:
     """The report as one :class:`~macrocause.framework.report.document.Document`."""
     return document(rep.facts, rep.cells, rep.ranks, rep.tests, rep.baselines, figures, rep.ratios, rep.growth,
-                    rep.growth_param, rep.correlations, rep.selection)
+                    rep.growth_param, rep.correlations, rep.selection, rep.margins)
 
 
 def markdown(rep: Report) -> str:
@@ -93,7 +106,7 @@ def markdown(rep: Report) -> str:
 
 def report_frames(store, grid: str | None = None, **options) -> dict[str, pd.DataFrame]:
     """The report of *store* (a ``ResultStore``) as DataFrames: ``cells``, ``results``, ``ranks``,
-    ``tests`` and, as asked, ``ratios``, ``growth``, ``correlations``, ``selection``: the
+    ``tests`` and, as asked, ``ratios``, ``growth``, ``correlations``, ``selection``, ``margins``: the
     content of :func:`write_report`'s CSV files. *options* are those of :func:`build_report`."""
     return _tables(build_report(store.results(grid), grid, **options))
 
@@ -103,7 +116,7 @@ def _tables(rep: Report) -> dict[str, pd.DataFrame]:
     out = {"cells": rep.cells, "results": results.sort_values(["metric", "data", "method", "seed"], kind="stable"),
            "ranks": rep.ranks, "tests": rep.tests}
     extra = {"ratios": rep.ratios, "growth": rep.growth, "correlations": rep.correlations,
-             "selection": rep.selection[3] if rep.selection else None}
+             "selection": rep.selection[3] if rep.selection else None, "margins": rep.margins}
     return out | {k: v for k, v in extra.items() if v is not None and len(v)}
 
 
@@ -115,7 +128,7 @@ def write_report(store, out: str | Path, grid: str | None = None, *, keys: Itera
     ``report.csv`` (mean, std, n per metric x data x method), ``results.csv`` (every value, one
     per seed), ``ranks.csv``, ``tests.csv``, ``<metric>.png``, and as asked ``ratios.csv``,
     ``growth.csv`` with ``growth_<metric>.png``, ``correlations.csv`` with ``correlation.png``,
-    ``selection.csv`` with ``selection.png``. With *keys*, only those runs (store keys);
+    ``selection.csv`` with ``selection.png``, ``margins.csv``. With *keys*, only those runs (store keys);
     *options* are those of :func:`build_report`.
     """
     return write_files(build_report(store.results(grid, keys), grid, **options), out)
