@@ -273,7 +273,7 @@ def compare(grid: Path, store_path: str, executor: str, address: str | None, n_j
               help="Metrics to report (default: the evaluators' values and time); timings: time, cpu, "
                    "memory, and time@E, cpu@E, memory@E of evaluator E.")
 @click.option("--baselines", default=None, metavar="A,B",
-              help="Plugins (or methods) the paired tests compare every method with (default: the grid "
+              help="Plugins, step ids or methods the paired tests compare every method with (default: the grid "
                    "file's baselines: with --grid FILE.yaml, else the plugins that declare themselves baselines).")
 @click.option("--peer", default=None, metavar="METHOD",
               help="Add each timing relative to this method (or evaluator E, with time@E in --metrics).")

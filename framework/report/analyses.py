@@ -184,11 +184,16 @@ def holm(pvalues: Sequence[float]) -> list[float]:
     return out
 
 
+def step_of(label: str) -> str:
+    """The step id of a method label: ``pyagrum_greedy`` of ``networks:pyagrum_greedy (pyagrum_climb)``."""
+    return label.split(":")[-1].split(" ")[0]
+
+
 def _resolve(peer: str, methods) -> str:
     methods = sorted(set(methods), key=natural_key)
     if peer in methods:
         return peer
-    near = [m for m in methods if m.split(":")[-1].split(" ")[0] == peer or m.endswith(f"({peer})")]
+    near = [m for m in methods if step_of(m) == peer or m.endswith(f"({peer})")]
     if len(near) == 1:
         return near[0]
     raise MacrocauseError(f"Peer {peer!r} is {'ambiguous' if near else 'not a method of the report'}; "

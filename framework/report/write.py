@@ -44,7 +44,7 @@ def build_report(rows: Sequence[Mapping[str, Any]], grid: str | None = None, *,
                  margins: Iterable[str] | None = None) -> Report:
     """The report's frames from store rows (``ResultStore.results()``).
 
-    *baselines* are plugin names or method labels (default: the methods whose plugin flags
+    *baselines* are plugin names, step ids or method labels (default: the methods whose plugin flags
     itself ``baseline = True``, as the runner recorded); every other method is tested against
     each. *peer* adds timing ratios, *growth* (a data-source parameter, or ``n`` / ``d``)
     timings against size, *correlate* (a metric) correlations with it, *select_among* (a
@@ -59,7 +59,8 @@ def build_report(rows: Sequence[Mapping[str, Any]], grid: str | None = None, *,
         base = sorted(set(methods.method[methods.baseline]))
     else:
         names = set(baselines)
-        base = sorted(set(methods.method[methods.plugin.isin(names) | methods.method.isin(names)]))
+        named = methods.plugin.isin(names) | methods.method.isin(names) | methods.method.map(an.step_of).isin(names)
+        base = sorted(set(methods.method[named]))
     timings = [m for m in metrics_ if is_timing(m)]
     rep = Report(frame, facts, cells, an.ranks(cells, metrics_), an.paired_tests(frame, metrics_, base), base)
     if peer:

@@ -112,3 +112,12 @@ def test_margins_of_an_unreported_metric_or_without_baselines_are_refused(margin
         rows = store.rows()
     with pytest.raises(MacrocauseError, match="no reported method is one; name them with --baselines"):
         build_report(rows, metrics=["loss"], baselines=["pc"], margins=["loss"])
+
+
+def test_a_baseline_named_by_its_step_id(margins_store):
+    """``B`` names the method ``B (kmeans)`` (step B running kmeans), as ``--peer`` resolves it."""
+    with ResultStore(margins_store) as store:
+        rows = store.rows()
+    rep = build_report(rows, metrics=["loss"], baselines=["B"], margins=["loss"])
+    assert rep.baselines == ["B (kmeans)"] and set(rep.margins.baseline) == {"B (kmeans)"}
+    assert build_report(rows, metrics=["loss"], baselines=["kmeans"]).baselines == ["B (kmeans)"]
