@@ -309,8 +309,7 @@ def report(store_path: str, out_dir: Path | None, grid_name: str | None, metrics
     \b
     Examples:
       macrocause report --store grid.db --grid quickstart --out report/
-      macrocause report --metrics ari,time,cpu --peer dbscan --growth n_samples --select-among cafe_dbscan
-      macrocause report --metrics shd,bic_score,cpu --baselines hill_climb --margins bic_score
+      macrocause report --metrics ari,time,cpu --peer dbscan --margins ari --growth n_samples --select-among cafe_dbscan
     """
     from .atomic import atomic_folder
     from .report import build_report, markdown, write_files
