@@ -62,9 +62,16 @@ def climb_edges(eng, clusters: list[Idx], adj: np.ndarray, max_steps: int, tabu_
     score) go to the first move, or to a uniform one when *rng* is given. Returns
     the best adjacency seen and its total score. With ``kernel`` each step's move choice and
     the reachability update run in numba (:mod:`.dag_climb_kernels`; the same moves and ties,
-    with no NumPy call per step), worth it where numba is loaded anyway.
+    with no NumPy call per step), worth it where numba is loaded anyway; an engine with a ``climb``
+    method (the discrete ``bic`` engine) then runs the whole climb of a plain DAG itself, in one
+    numba kernel with the same floats, moves and draws (None from it: this climb).
     """
     m = len(clusters)
+    rows = hasattr(eng, "add_scores") and all(c == (i,) for i, c in enumerate(clusters))
+    if kernel and rows and hasattr(eng, "climb"):  # the engine climbs a plain DAG in one kernel
+        out = eng.climb(adj, max_steps, tabu_length, patience, rng)
+        if out is not None:
+            return out
     adj = adj.copy()
     pen = eng.edge_cost(m)
     cur = np.zeros(m)
@@ -72,8 +79,6 @@ def climb_edges(eng, clusters: list[Idx], adj: np.ndarray, max_steps: int, tabu_
     g_del = np.full((m, m), -np.inf)  # g_del[b, a]: gain at b of removing parent a
     tabu: deque = deque()
     T = np.zeros((3, m, m), dtype=np.int64)  # counts of tabu entries: 0 no add, 1 no delete, 2 no reverse
-
-    rows = hasattr(eng, "add_scores") and all(c == (i,) for i, c in enumerate(clusters))
 
     def refresh(b: int) -> None:
         g_del[b, :] = -np.inf

@@ -116,16 +116,13 @@ class NumpyEntropies(DiscreteEntropies):
                 out[j] = row[a] = h
         if not todo:
             return out
-        if not self._clogc_full:  # c log c for every count 0..n, as _entropy fills it (math.log's logs)
-            logs = np.fromiter(map(math.log, range(1, self.n + 1)), float, self.n)
-            self._clogc = np.concatenate(([0.0], np.arange(1, self.n + 1) * logs))
-            self._clogc_full = True
+        clogc = self.clogc()
         base_keys, K = self._ranked_keys(base)
         A = np.array([a for _, a, _ in todo], dtype=np.int64)
         if self.n * self.cards.size ** 2 >= NUMBA_WORK:
             from .numeric_kernels import clogc_sums_plus
 
-            hs = self._log_n - clogc_sums_plus(self._rows, base_keys, K, A, self.cards, self._clogc) / self.n
+            hs = self._log_n - clogc_sums_plus(self._rows, base_keys, K, A, self.cards, clogc) / self.n
             for (j, a, key), h in zip(todo, hs.tolist()):
                 out[j] = row[a] = self._h[key] = h
             return out
@@ -138,10 +135,18 @@ class NumpyEntropies(DiscreteEntropies):
             Ac = A[s:s + chunk]
             keys = shifted[None, :] + self._rows[Ac] + (np.arange(Ac.size, dtype=np.int64) * step)[:, None]
             counts = np.bincount(keys.ravel(), minlength=Ac.size * step).reshape(Ac.size, step)
-            hs[s:s + chunk] = self._log_n - self._clogc[counts].sum(axis=1) / self.n
+            hs[s:s + chunk] = self._log_n - clogc[counts].sum(axis=1) / self.n
         for (j, a, key), h in zip(todo, hs.tolist()):
             out[j] = row[a] = self._h[key] = h
         return out
+
+    def clogc(self) -> np.ndarray:
+        """c log c for every count c = 0..n (math.log's logs, as :meth:`_entropy` fills it)."""
+        if not self._clogc_full:
+            logs = np.fromiter(map(math.log, range(1, self.n + 1)), float, self.n)
+            self._clogc = np.concatenate(([0.0], np.arange(1, self.n + 1) * logs))
+            self._clogc_full = True
+        return self._clogc
 
     def _joint_keys(self, cols: Idx) -> tuple[np.ndarray, int]:
         """Mixed-radix keys of the joint value of the (non-empty) *cols*, re-ranked in order before

@@ -9,7 +9,7 @@ import numpy as np
 from pydantic import Field
 
 from macrocause.framework import Dataset, Params
-from macrocause.framework.entropy import NumpyEntropies
+from macrocause.framework.entropy import NUMBA_WORK, NumpyEntropies
 from macrocause.framework.score_engine import EngineScorer, LocalOnlyEngine
 
 Idx = tuple[int, ...]
@@ -40,6 +40,7 @@ class BICEngine(LocalOnlyEngine):
             self.S = Xc.T @ Xc  # scatter matrix: RSS of any regression comes from it
         self._var: dict[tuple[int, Idx], float] = {}
         self._adds: dict[tuple[int, Idx], np.ndarray] = {}
+        self._kernel_scores: tuple | None = None  # the numba climb's scores and caches (climb)
 
     def var_score(self, i: int, P: Idx) -> float:
         key = (i, P)
@@ -84,6 +85,22 @@ class BICEngine(LocalOnlyEngine):
                 row[cands] = [self.var_score(i, tuple(sorted(P + (a,)))) for a in cands]
             self._adds[key] = row
         return row
+
+    def climb(self, adj: np.ndarray, max_steps: int, tabu_length: int, patience: int,
+              rng: np.random.Generator | None) -> tuple[np.ndarray, float] | None:
+        """:func:`~macrocause.framework.dag_climb.climb_edges` over a plain DAG of discrete variables
+        in one numba kernel (:mod:`._bic_climb_kernels`: the same floats, moves and draws, without
+        Python per step); None for Gaussian data, other entropies than NumpyEntropies' or above 128
+        variables. Its caches are its own."""
+        from . import _bic_climb_kernels as kern
+
+        if not self.discrete or not isinstance(self.ent, NumpyEntropies) or self.d > kern.MAX_VARIABLES:
+            return None
+        if self._kernel_scores is None:
+            ent = self.ent
+            counted = self.n * self.d ** 2 >= NUMBA_WORK
+            self._kernel_scores = kern.scores(ent.codes, ent._rows, ent.cards, ent.clogc(), counted)
+        return kern.run_climb(self._kernel_scores, adj, max_steps, tabu_length, patience, rng)
 
     def local(self, C: Idx, P: Idx) -> float:
         if len(C) == 1:

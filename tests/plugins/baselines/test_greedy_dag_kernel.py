@@ -1,5 +1,5 @@
-"""greedy_dag's climbs with their numba kernel (move choice and reachability, used from n d^2 >=
-NUMBA_WORK or once numba is loaded) and with the NumPy path: the same moves, ties and random draws, so the same graphs and
+"""greedy_dag's climbs with their numba kernels (used from n d^2 >= NUMBA_WORK or once numba is loaded:
+the bic engine's whole climb in numba, _bic_climb_kernels) and with the NumPy path: the same moves, ties and random draws, so the same graphs and
 scores, step for step, on random data and bnlearn networks."""
 
 import numpy as np

@@ -1,0 +1,84 @@
+"""The bic engine's own climb (plugins/baselines/_bic_climb_kernels.py: the whole climb in numba) against
+climb_edges' Python climb on the same engine kind: the same graphs and scores to the bit, the same tie
+draws (the generator left in the same state), in both ways of counting the candidates."""
+
+import numpy as np
+import pytest
+
+from macrocause.framework import entropy
+from macrocause.framework.dag_climb import climb_edges
+from macrocause.plugins.baselines import _bic_climb_kernels as kern
+from macrocause.plugins.baselines import bic
+from macrocause.plugins.baselines.bic import BICEngine
+
+
+@pytest.mark.parametrize("n", [1, 2, 7, 8, 9, 100, 127, 128, 129, 300, 1000, 8191, 8192, 8193, 20000])
+def test_np_sum_is_numpys_sum_to_the_bit(n):
+    rng = np.random.default_rng(n)
+    for scale in (1.0, 1e6):
+        x = rng.standard_normal(n) * scale
+        assert kern.np_sum(x) == x.sum()
+        rows = np.abs(rng.standard_normal((3, n))) * scale  # a row of a 2-d sum over its last axis
+        assert [kern.np_sum(np.ascontiguousarray(r)) for r in rows] == rows.sum(axis=1).tolist()
+
+
+def _data(seed, n, d):
+    """Discrete data with dependence: each column a noisy function of up to two earlier ones."""
+    rng = np.random.default_rng(seed)
+    cards = rng.integers(2, 5, d)
+    X = np.zeros((n, d), dtype=np.int64)
+    for j in range(d):
+        X[:, j] = rng.integers(0, cards[j], n)
+        for p in rng.choice(j, min(j, 2), replace=False) if j else []:
+            keep = rng.random(n) < 0.6
+            X[keep, j] = X[keep, p] % cards[j]
+    return X
+
+
+def _both(X, start, max_steps, tabu_length, patience, seed, monkeypatch=None):
+    """The same climb by the kernel and by climb_edges' Python path, each on a fresh engine."""
+    rng_k = None if seed is None else np.random.default_rng(seed)
+    rng_p = None if seed is None else np.random.default_rng(seed)
+    d = X.shape[1]
+    clusters = [(i,) for i in range(d)]
+    ka, ks = BICEngine(X, True).climb(start, max_steps, tabu_length, patience, rng_k)
+    pa, ps = climb_edges(BICEngine(X, True), clusters, start, max_steps, tabu_length, patience, rng_p, kernel=False)
+    np.testing.assert_array_equal(ka, pa)
+    assert ks == ps
+    if seed is not None:
+        assert rng_k.random() == rng_p.random()  # the same draws were taken
+    return ka
+
+
+@pytest.mark.parametrize("counted", [False, True])
+@pytest.mark.parametrize("seed,tabu_length,patience,max_steps", [
+    (0, 100, 0, 10_000), (1, 3, 2, 10_000), (2, 0, 0, 10_000), (3, 5, 4, 7), (None, 100, 2, 10_000)])
+def test_kernel_climb_is_the_python_climb(monkeypatch, counted, seed, tabu_length, patience, max_steps):
+    """counted: candidates counted by the numba kernel (n d^2 >= NUMBA_WORK) or as NumPy counts them."""
+    monkeypatch.setattr(entropy, "NUMBA_WORK", 0 if counted else 10**12)
+    monkeypatch.setattr(bic, "NUMBA_WORK", 0 if counted else 10**12)
+    X = _data(10 + (seed or 0), 400, 9)
+    adj = _both(X, np.zeros((9, 9), bool), max_steps, tabu_length, patience, seed)
+    assert adj.any()
+    start = np.zeros((9, 9), bool)
+    start[0, 1] = start[1, 2] = start[3, 2] = True  # from a given graph, some of it wrong
+    _both(X, start, max_steps, tabu_length, patience, seed)
+
+
+def test_kernel_climb_reuses_its_caches_across_climbs():
+    """A second climb on the same engine (warm caches) gives what a fresh engine gives."""
+    X = _data(5, 300, 8)
+    eng = BICEngine(X, True)
+    first = eng.climb(np.zeros((8, 8), bool), 10_000, 100, 2, np.random.default_rng(1))
+    again = eng.climb(np.zeros((8, 8), bool), 10_000, 100, 2, np.random.default_rng(1))
+    fresh = BICEngine(X, True).climb(np.zeros((8, 8), bool), 10_000, 100, 2, np.random.default_rng(1))
+    for a, b in ((first, again), (first, fresh)):
+        np.testing.assert_array_equal(a[0], b[0])
+        assert a[1] == b[1]
+
+
+def test_kernel_climb_declines_gaussian_data_and_over_128_variables():
+    rng = np.random.default_rng(0)
+    assert BICEngine(rng.standard_normal((50, 3)), False).climb(np.zeros((3, 3), bool), 10, 0, 0, None) is None
+    wide = rng.integers(0, 2, (20, 129))
+    assert BICEngine(wide, True).climb(np.zeros((129, 129), bool), 10, 0, 0, None) is None
