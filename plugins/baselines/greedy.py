@@ -117,7 +117,8 @@ class GreedyDAGParams(Params):
         "colliders), climb from pc's skeleton oriented along a topological order of the best climb from the "
         "start instead of skipping pc's start.")
     pc_max_k: int | None = Field(
-        None, ge=0, description="With pc_start: pc's largest conditioning set (its max_k); None = no limit.")
+        2, ge=0, description="With pc_start: pc's largest conditioning set (its max_k); None = no limit. "
+        "Default 2: chosen on tuning seeds 100-104 (benchmarks/networks/tune12.yaml, twelfth round; None before).")
     chains: Literal["each", "best"] = Field(
         "each", description="With pc_start: kick the climb from the empty graph (best of the restarts) and "
         "the climb from pc's DAG each in its own chain ('each'), or only the better of the two ('best'). "
@@ -141,16 +142,16 @@ class GreedyDAG(Searcher):
     ``stale`` kicks in a row without improvement. The result never scores below the first,
     deterministic climb. With ``pc_start`` (default) the search also climbs from a DAG of our
     ``pc``'s CPDAG, with pc's skeleton search bounded by the union of the moral graphs of the climbs
-    from the start (``pc_skeleton='union'``: pc's ``init``, a hybrid search; ``'complete'`` runs PC
-    itself, as up to the seventh tuning round, and then the result never scores below PC's DAG
-    extension climbed), and kicks each of the two climbs in its own chain (``chains='each'``;
+    from the start (``pc_skeleton='union'``: pc's ``init``, a hybrid search) and its conditioning sets
+    to 2 variables (``pc_max_k=2``; ``pc_skeleton='complete', pc_max_k=None`` runs PC itself, as up to
+    the seventh tuning round, and then the result never scores below PC's DAG extension climbed), and kicks each of the two climbs in its own chain (``chains='each'``;
     ``'best'`` kicks only the better). The kicks stop after
     ``min(stale, stale_per_variable * d)`` kicks in a row without improvement. The defaults
-    ``restarts=10, stale=20, pc_start=True, pc_skeleton='union', chains='each', stale_per_variable=1,
-    patience=2`` are, by rules written before each round, the settings whose BIC reached pyAgrum's
+    ``restarts=10, stale=20, pc_start=True, pc_skeleton='union', pc_max_k=2, chains='each',
+    stale_per_variable=1, patience=2`` are, by rules written before each round, the settings whose BIC reached pyAgrum's
     greedy climb (and, from the third round, pgmpy's HillClimbSearch, pyAgrum's tabu search and pc) on
     the most tuning runs, the least CPU among ties (bnlearn networks, seeds 100-104,
-    ``benchmarks/networks/tune.yaml``, ``tune_pc.yaml``, ``tune6.yaml``, ``tune8.yaml``, ``tune10.yaml``): every climb
+    ``benchmarks/networks/tune.yaml``, ``tune_pc.yaml``, ``tune6.yaml``, ``tune8.yaml``, ``tune10.yaml``, ``tune12.yaml``): every climb
     is a short tabu walk (up to 2 non-improving moves in a row, as pyAgrum's tabu search), which
     moves a hub that single improving moves cannot. With ``restarts=0, stale=0, patience=0`` this is
     a plain climb with pgmpy's moves and tabu list; it is not pgmpy's HillClimbSearch move for move

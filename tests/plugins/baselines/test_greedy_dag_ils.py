@@ -157,7 +157,7 @@ def test_pc_skeleton_bounds_pc_by_the_climbs_moral_graphs(bound):
         for _ in range(2):
             want |= moral_start(climb_edges(eng, clusters, np.zeros((11, 11), bool), 10_000, 100, 2, rng)[0])
     res = registry.create("greedy_dag", pc_skeleton=bound, restarts=0 if bound == "moral" else 2,
-                          stale=0).run(ds, bic)
+                          stale=0, pc_max_k=None).run(ds, bic)
     pc = registry.create("pc").search(ds, init=CausalGraph([[v] for v in names],
                                                            undirected=zip(*np.nonzero(np.triu(want)))))
     assert {frozenset(e) for e in pc.skeleton()} <= {frozenset(e) for e in zip(*np.nonzero(want))}
@@ -166,7 +166,8 @@ def test_pc_skeleton_bounds_pc_by_the_climbs_moral_graphs(bound):
         adj[names.index(a), names.index(b)] = True
     _, score = climb_edges(eng, clusters, adj, 10_000, 100, 2)
     assert res["pc_start_score"] == pytest.approx(score, abs=1e-9)
-    full = registry.create("greedy_dag", pc_skeleton="complete", restarts=0, stale=0).run(ds, bic)["pc_start_score"]
+    full = registry.create("greedy_dag", pc_skeleton="complete", restarts=0, stale=0, pc_max_k=None).run(
+        ds, bic)["pc_start_score"]
     assert abs(full - score) > 1.0  # the bound changed pc's graph (here it climbs higher)
 
 
