@@ -324,7 +324,7 @@ def run_climb(sc: tuple, adj: np.ndarray, max_steps: int, tabu_length: int, pati
     g_del = np.full((m, m), -np.inf)
     cur = np.zeros(m)
     T = np.zeros((3, m, m), np.int64)
-    ring = np.zeros((tabu_length + 1, 3), np.int64)
+    ring = np.zeros((min(tabu_length, max_steps) + 1, 3), np.int64)  # a climb makes at most max_steps moves
     ctl = np.array([-1, 0, 0, 0], np.int64)
     best_adj = np.empty((m, m), np.bool_)
     best = np.zeros(1)

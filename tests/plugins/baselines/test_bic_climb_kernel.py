@@ -77,6 +77,12 @@ def test_kernel_climb_reuses_its_caches_across_climbs():
         assert a[1] == b[1]
 
 
+def test_kernel_climb_with_a_tabu_list_longer_than_its_moves():
+    """tabu_length far above max_steps: the ring holds the moves made (no allocation of tabu_length)."""
+    X = _data(7, 300, 6)
+    _both(X, np.zeros((6, 6), bool), 12, 10**12, 1, 3)
+
+
 def test_kernel_climb_declines_gaussian_data_and_over_128_variables():
     rng = np.random.default_rng(0)
     assert BICEngine(rng.standard_normal((50, 3)), False).climb(np.zeros((3, 3), bool), 10, 0, 0, None) is None
