@@ -26,10 +26,12 @@ from .errors import DataValidationError
 
 __all__ = ["CausalGraph", "natural_key"]
 
+_DIGITS = re.compile(r"(\d+)")
+
 
 def natural_key(s: str) -> list:
     """Sort key that orders ``x2`` before ``x10``."""
-    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", s)]
+    return [int(t) if t.isdigit() else t for t in _DIGITS.split(s)]
 
 
 def _has_cycle(n: int, edges: Iterable[tuple[int, int]]) -> list[int] | None:
