@@ -65,6 +65,13 @@ def test_kernel_climb_is_the_python_climb(monkeypatch, counted, seed, tabu_lengt
     _both(X, start, max_steps, tabu_length, patience, seed)
 
 
+def test_kernel_climb_beyond_64_variables():
+    """Column sets of variables 64 and up use the second mask word."""
+    X = _data(8, 200, 70)
+    adj = _both(X, np.zeros((70, 70), bool), 10_000, 100, 2, 8)
+    assert adj[:, 64:].any() or adj[64:, :].any()
+
+
 def test_kernel_climb_reuses_its_caches_across_climbs():
     """A second climb on the same engine (warm caches) gives what a fresh engine gives."""
     X = _data(5, 300, 8)
