@@ -15,7 +15,6 @@ Meek. Causal inference and causal explanation with background knowledge. UAI 199
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Sequence
 
 import numpy as np
@@ -79,13 +78,6 @@ def cached(p):
     return cached_p
 
 
-def plain_python(n: int, d: int) -> bool:
-    """Whether a search of n x d data runs its tests in plain Python: up to ``n d^2 =`` :data:`PYTHON_WORK`
-    (compiling the kernels, seconds once, would cost more), unless numba has loaded anyway (then the
-    kernels, whose tests give the same p-values, are only loaded from numba's cache)."""
-    return n * d * d <= PYTHON_WORK and "numba" not in sys.modules
-
-
 def run_pc(X: np.ndarray, test: str, alpha: float, stable: bool = True, max_k: int | None = None,
            uc_rule: int = 0, uc_priority: int = 2, start: np.ndarray | None = None) -> tuple[np.ndarray, dict]:
     """Endpoint matrix of PC on an n x d data matrix (causal-learn's, mark for mark), and facts about the run.
@@ -97,9 +89,8 @@ def run_pc(X: np.ndarray, test: str, alpha: float, stable: bool = True, max_k: i
     would have (subsets of either end's neighbours, smallest first), and its first separating set
     decides the collider (none found: no collider). The info holds
     ``n_tests`` (tests of the skeleton search) and ``depth`` (largest conditioning
-    set searched). Up to ``n d^2 =`` :data:`PYTHON_WORK`, unless numba has loaded (:func:`plain_python`),
-    the tests and the skeleton run as plain Python (the kernels' code uncompiled), so a small first
-    search compiles nothing. The matrix may hold a directed cycle, as causal-learn's may:
+    set searched). Up to ``n d^2 =`` :data:`PYTHON_WORK` the tests and the skeleton run
+    as plain Python (the kernels' code uncompiled), so a small first search compiles nothing. The matrix may hold a directed cycle, as causal-learn's may:
     pass it to :func:`resolve_conflicts`.
     """
     kind = TESTS[test]
@@ -108,7 +99,7 @@ def run_pc(X: np.ndarray, test: str, alpha: float, stable: bool = True, max_k: i
     k = -1 if max_k is None else int(max_k)
     full = start is None
     start = np.ones((d, d), dtype=bool) if full else np.asarray(start, dtype=bool)
-    if plain_python(n, d):
+    if n * d * d <= PYTHON_WORK:  # small: compiling the kernels (seconds, once) would cost more
         p = cached(python_p_value(kind, corr, n, codes, cards))
         adj, sep, n_tests, depth = skeleton_python(p, start, float(alpha), k, bool(stable))
     else:

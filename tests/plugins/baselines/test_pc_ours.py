@@ -337,21 +337,8 @@ def test_python_and_compiled_paths_agree(monkeypatch):
         ds = _data(test, seed)
         X = ds.X.astype(int) if test != "fisherz" else ds.X
         for rule, priority in [(0, 2), (1, 3), (2, 4)]:
-            monkeypatch.setattr(pcmod, "plain_python", lambda n, d: True)
+            monkeypatch.setattr(pcmod, "PYTHON_WORK", 10**9)
             M_py, info_py = run_pc(X, test, 0.05, True, None, rule, priority)
-            monkeypatch.setattr(pcmod, "plain_python", lambda n, d: False)
+            monkeypatch.setattr(pcmod, "PYTHON_WORK", 0)
             M_jit, info_jit = run_pc(X, test, 0.05, True, None, rule, priority)
             assert np.array_equal(M_py, M_jit) and info_py == info_jit, (test, rule, priority)
-
-
-def test_small_searches_run_in_plain_python_until_numba_has_loaded(monkeypatch):
-    """Up to PYTHON_WORK without numba: plain Python (nothing to compile); once numba has loaded, the kernels."""
-    import sys
-
-    import macrocause.plugins.baselines._pc as pcmod
-
-    assert pcmod.plain_python(100, 10) is ("numba" not in sys.modules)
-    monkeypatch.delitem(sys.modules, "numba", raising=False)
-    assert pcmod.plain_python(100, 10) and not pcmod.plain_python(10_000, 10)
-    monkeypatch.setitem(sys.modules, "numba", object())
-    assert not pcmod.plain_python(100, 10)
