@@ -119,7 +119,7 @@ class NumpyEntropies(DiscreteEntropies):
         clogc = self.clogc()
         base_keys, K = self._ranked_keys(base)
         A = np.array([a for _, a, _ in todo], dtype=np.int64)
-        if self.n * self.cards.size ** 2 >= NUMBA_WORK:
+        if self.counts_in_numba:
             from .numeric_kernels import clogc_sums_plus
 
             hs = self._log_n - clogc_sums_plus(self._rows, base_keys, K, A, self.cards, clogc) / self.n
@@ -139,6 +139,11 @@ class NumpyEntropies(DiscreteEntropies):
         for (j, a, key), h in zip(todo, hs.tolist()):
             out[j] = row[a] = self._h[key] = h
         return out
+
+    @property
+    def counts_in_numba(self) -> bool:
+        """Whether :meth:`H_plus` counts in a numba kernel: from ``n d^2 >= NUMBA_WORK``."""
+        return self.n * self.cards.size ** 2 >= NUMBA_WORK
 
     def clogc(self) -> np.ndarray:
         """c log c for every count c = 0..n (math.log's logs, as :meth:`_entropy` fills it)."""

@@ -136,8 +136,9 @@ def paired_tests(frame: pd.DataFrame, metrics: Mapping[str, Metric], baselines: 
 def _pairs(columns, baselines: Sequence[str]) -> list[tuple[str, str]]:
     """(method, baseline) for every method of *columns* and baseline among them; two baselines once."""
     done, out = set(), []
+    base = sorted(set(baselines) & set(columns))
     for method in sorted(columns):
-        for b in sorted(set(baselines) & set(columns)):
+        for b in base:
             if method != b and frozenset((method, b)) not in done:
                 done.add(frozenset((method, b)))
                 out.append((method, b))

@@ -256,7 +256,7 @@ def _add_scores(sc, i: int, P: np.ndarray) -> np.ndarray:
         cands = cands[:k]
         hf = _H_plus(sc, _with(P, i), cands)
         hp = _H_plus(sc, P, cands)
-        qP = _q(cardsf, P) if P.shape[0] > 0 else 1.0
+        qP = _q(cardsf, P)
         c = 0.5 * log_n * (cardsf[i] - 1.0)
         for j in range(k):
             a = cands[j]

@@ -9,7 +9,7 @@ import numpy as np
 from pydantic import Field
 
 from macrocause.framework import Dataset, Params
-from macrocause.framework.entropy import NUMBA_WORK, NumpyEntropies
+from macrocause.framework.entropy import NumpyEntropies
 from macrocause.framework.score_engine import EngineScorer, LocalOnlyEngine
 
 Idx = tuple[int, ...]
@@ -98,8 +98,7 @@ class BICEngine(LocalOnlyEngine):
             return None
         if self._kernel_scores is None:
             ent = self.ent
-            counted = self.n * self.d ** 2 >= NUMBA_WORK
-            self._kernel_scores = kern.scores(ent.codes, ent._rows, ent.cards, ent.clogc(), counted)
+            self._kernel_scores = kern.scores(ent.codes, ent._rows, ent.cards, ent.clogc(), ent.counts_in_numba)
         return kern.run_climb(self._kernel_scores, adj, max_steps, tabu_length, patience, rng)
 
     def local(self, C: Idx, P: Idx) -> float:

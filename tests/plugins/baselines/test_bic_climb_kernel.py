@@ -8,7 +8,6 @@ import pytest
 from macrocause.framework import entropy
 from macrocause.framework.dag_climb import climb_edges
 from macrocause.plugins.baselines import _bic_climb_kernels as kern
-from macrocause.plugins.baselines import bic
 from macrocause.plugins.baselines.bic import BICEngine
 
 
@@ -56,7 +55,6 @@ def _both(X, start, max_steps, tabu_length, patience, seed, monkeypatch=None):
 def test_kernel_climb_is_the_python_climb(monkeypatch, counted, seed, tabu_length, patience, max_steps):
     """counted: candidates counted by the numba kernel (n d^2 >= NUMBA_WORK) or as NumPy counts them."""
     monkeypatch.setattr(entropy, "NUMBA_WORK", 0 if counted else 10**12)
-    monkeypatch.setattr(bic, "NUMBA_WORK", 0 if counted else 10**12)
     X = _data(10 + (seed or 0), 400, 9)
     adj = _both(X, np.zeros((9, 9), bool), max_steps, tabu_length, patience, seed)
     assert adj.any()
