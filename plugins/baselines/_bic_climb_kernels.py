@@ -315,63 +315,52 @@ def scores(codes: np.ndarray, rows: np.ndarray, cards: np.ndarray, clogc: np.nda
 
 def run_climb(sc: tuple, adj: np.ndarray, max_steps: int, tabu_length: int, patience: int,
               rng: np.random.Generator | None) -> tuple[np.ndarray, float]:
-    """:func:`climb` from *adj* to its end, drawing each tie's move from *rng* as climb_edges does.
+    """:func:`climb` from *adj* to its end, drawing each tie's move from *rng* as climb_edges does
+    (inside the kernel: numba's generator methods draw NumPy's numbers from the same state).
     Returns the best adjacency seen and its score."""
     m = adj.shape[0]
     adj = np.array(adj, dtype=np.bool_)
+    best_adj = np.empty((m, m), np.bool_)
+    best = climb(*sc, adj, best_adj, max_steps, tabu_length, patience,
+                 -1.0 if rng is None else TIE, _NO_DRAWS if rng is None else rng)
+    return best_adj, best
+
+
+_NO_DRAWS = np.random.default_rng(0)  # the generator argument of a climb without ties drawn (never used)
+
+
+@njit(cache=True)
+def climb(codes, rows, cards, cardsf, clogc, n, log_n, counted, h, plus, var, adds, adj, best_adj,
+          max_steps: int, tabu_length: int, patience: int, tie: float, rng) -> float:
+    """climb_edges on the BIC engine from *adj* (changed in place): returns the best total score
+    seen, whose adjacency goes into *best_adj*.
+
+    When ``tie >= 0``, a step's best move that ties with others (within *tie*) is drawn
+    uniformly among them by ``rng.integers`` (the Python climb's draw). The score state comes as
+    :func:`scores`' items, not as one tuple: numba types a tuple of dictionaries in Python at
+    every call.
+    """
+    sc = (codes, rows, cards, cardsf, clogc, n, log_n, counted, h, plus, var, adds)
+    m = adj.shape[0]
     R = np.empty((m, m), np.bool_)
     g_add = np.full((m, m), -np.inf)
     g_del = np.full((m, m), -np.inf)
     cur = np.zeros(m)
     T = np.zeros((3, m, m), np.int64)
     ring = np.zeros((min(tabu_length, max_steps) + 1, 3), np.int64)  # a climb makes at most max_steps moves
-    ctl = np.array([-1, 0, 0, 0], np.int64)
-    best_adj = np.empty((m, m), np.bool_)
-    best = np.zeros(1)
+    ctl = np.zeros(4, np.int64)  # step, stall, tabu head and length
     vals = np.empty(3 * m * m)
     ties = np.empty(3 * m * m, np.int64)
-    tie = -1.0 if rng is None else TIE
-    forced = -1
-    while True:
-        n_ties = climb(*sc, adj, R, g_add, g_del, cur, T, ring, ctl, best_adj, best,
-                       vals, ties, max_steps, tabu_length, patience, tie, forced)
-        if n_ties == 0:
-            return best_adj, float(best[0])
-        forced = int(ties[rng.integers(0, n_ties)])
-
-
-@njit(cache=True)
-def climb(codes, rows, cards, cardsf, clogc, n, log_n, counted, h, plus, var, adds,
-          adj, R, g_add, g_del, cur, T, ring, ctl, best_adj, best, vals, ties,
-          max_steps: int, tabu_length: int, patience: int, tie: float, forced: int) -> int:
-    """climb_edges on the BIC engine, resumable: from a fresh state (``ctl[0] < 0``) or after a tie.
-
-    Runs the climb until it ends (returns 0) or until a step's best move ties with others
-    (``tie >= 0`` and more than one move within *tie*: returns their number, indices in *ties*);
-    the caller draws one and calls again with it as *forced*. ``ctl``: step, stall, tabu head and
-    length; ``best[0]``: the best total score, whose adjacency is *best_adj*. The score state comes
-    as :func:`scores`' items, not as one tuple: numba types a tuple of dictionaries in Python at
-    every call.
-    """
-    sc = (codes, rows, cards, cardsf, clogc, n, log_n, counted, h, plus, var, adds)
-    m = adj.shape[0]
-    if ctl[0] < 0:
-        for b in range(m):
-            _refresh(sc, adj, b, cur, g_add, g_del)
-        best_adj[:, :] = adj
-        best[0] = np_sum(cur) + 0.0
-        ctl[0] = 0
-        ctl[1] = 0
-        reach(adj, R)
+    for b in range(m):
+        _refresh(sc, adj, b, cur, g_add, g_del)
+    best_adj[:, :] = adj
+    best = np_sum(cur) + 0.0
+    reach(adj, R)
     mm = m * m
     while ctl[0] < max_steps and m >= 2:
-        if forced >= 0:
-            k = forced
-            forced = -1
-        else:
-            k, n_ties = best_moves(adj, R, g_add, g_del, T, 0.0, tie, vals, ties)
-            if n_ties > 1:
-                return n_ties
+        k, n_ties = best_moves(adj, R, g_add, g_del, T, 0.0, tie, vals, ties)
+        if n_ties > 1:
+            k = ties[rng.integers(0, n_ties)]
         gain = vals[k]
         if gain == -np.inf or (not gain > TOL and ctl[1] >= patience):
             break
@@ -393,11 +382,11 @@ def climb(codes, rows, cards, cardsf, clogc, n, log_n, counted, h, plus, var, ad
                 _push(T, ring, ctl, 2, a, b, tabu_length)
             reach(adj, R)
         total = np_sum(cur) + 0.0
-        if total > best[0] + TOL:
+        if total > best + TOL:
             best_adj[:, :] = adj
-            best[0] = total
+            best = total
             ctl[1] = 0
         else:
             ctl[1] += 1
         ctl[0] += 1
-    return 0
+    return best

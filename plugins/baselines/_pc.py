@@ -103,15 +103,17 @@ def run_pc(X: np.ndarray, test: str, alpha: float, stable: bool = True, max_k: i
         p = cached(python_p_value(kind, corr, n, codes, cards))
         adj, sep, n_tests, depth = skeleton_python(p, start, float(alpha), k, bool(stable))
     else:
-        from ._pc_kernels import skeleton
+        from ._pc_kernels import skeleton, untested_sepsets
 
         adj, sep, n_tests, depth = skeleton(kind, float(alpha), k, bool(stable), corr, n, codes, cards, start)
         p = cached(compiled_p_value(kind, corr, n, codes, cards))
     priority = DEFAULT_PRIORITY[uc_rule] if uc_priority == -1 else uc_priority
     g = EndpointGraph(adj)
     if uc_rule == 0:
-        if not full:
+        if not full and n * d * d <= PYTHON_WORK:
             sep = np.concatenate([sep, _untested_sepsets(adj, start, p, float(alpha), k)])
+        elif not full:
+            sep = np.concatenate([sep, untested_sepsets(kind, float(alpha), k, corr, n, codes, cards, adj, start)])
         uc_sepset(g, SepSets(sep, adj.shape[0]).contains, priority, p)
     elif uc_rule == 1:
         maxp(g, priority, p)

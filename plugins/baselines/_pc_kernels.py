@@ -381,6 +381,77 @@ def skeleton(kind: int, alpha: float, max_k: int, stable: bool, corr: np.ndarray
 
 
 @njit(cache=True)
+def _first_separating(kind, alpha, corr, n, codes, cards, a, b, side, size, tested):
+    """The first set S of *size* members of *side* (combinations in lexicographic order) with
+    ``p(a, b, S) > alpha``: ``(True, S)``, or ``(False, _)``. Sets within the boolean mask *tested*
+    (None: no set) were tested before, with no separation: skipped."""
+    k = side.shape[0]
+    S = np.empty(size, np.int64)
+    if size > k:
+        return False, S
+    idx = np.arange(size)
+    while True:
+        seen = tested is not None
+        for t in range(size):
+            S[t] = side[idx[t]]
+            if tested is not None and not tested[S[t]]:
+                seen = False
+        if not seen and _p_value(kind, corr, n, codes, cards, a, b, S) > alpha:
+            return True, S
+        i = size - 1
+        while i >= 0 and idx[i] == k - size + i:
+            i -= 1
+        if i < 0:
+            return False, S
+        idx[i] += 1
+        for t in range(i + 1, size):
+            idx[t] = idx[t - 1] + 1
+
+
+@njit(cache=True)
+def untested_sepsets(kind: int, alpha: float, max_k: int, corr: np.ndarray, n: int, codes: np.ndarray,
+                     cards: np.ndarray, adj: np.ndarray, start: np.ndarray) -> np.ndarray:
+    """``_pc._untested_sepsets`` with the kernels' tests: the separating-set rows ``(a, b, k)`` of the
+    pairs a < b not adjacent in *start* with a common neighbour in *adj* (the same sets: a set both
+    sides offer is tested once, as the Python version's cache does)."""
+    d = adj.shape[0]
+    out = np.empty((16, 3), np.int64)
+    used = 0
+    for a in range(d):
+        for b in range(a + 1, d):
+            if start[a, b]:
+                continue
+            n_common = 0
+            for c in range(d):
+                if adj[a, c] and adj[b, c]:
+                    n_common += 1
+            if n_common == 0:
+                continue
+            sa = np.array([v for v in range(d) if adj[a, v] and v != b], np.int64)
+            sb = np.array([v for v in range(d) if adj[b, v] and v != a], np.int64)
+            in_a = np.zeros(d, np.bool_)
+            in_a[sa] = True
+            top = max(sa.shape[0], sb.shape[0])
+            if max_k >= 0:
+                top = min(max_k, top)
+            found = False
+            S = np.empty(0, np.int64)
+            for size in range(top + 1):
+                found, S = _first_separating(kind, alpha, corr, n, codes, cards, a, b, sa, size, None)
+                if not found:
+                    found, S = _first_separating(kind, alpha, corr, n, codes, cards, a, b, sb, size, in_a)
+                if found:
+                    break
+            if not found:
+                S = np.array([c for c in range(d) if adj[a, c] and adj[b, c]], np.int64)
+            out = _grow(out, used, S.shape[0])
+            for v in S:
+                out[used, 0], out[used, 1], out[used, 2] = a, b, v
+                used += 1
+    return out[:used].copy()
+
+
+@njit(cache=True)
 def _adjust_dpath(dpath: np.ndarray, i: int, j: int) -> None:
     """causal-learn's ``adjust_dpath`` for a new edge i -> j (ancestors of i become ancestors
     of j, i an ancestor of j's descendants; not a transitive closure)."""

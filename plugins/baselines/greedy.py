@@ -24,20 +24,15 @@ def to_graph(names: tuple[str, ...], adj: np.ndarray) -> CausalGraph:
 def kick(adj: np.ndarray, n_moves: int, rng: np.random.Generator, fast: bool = False) -> np.ndarray:
     """*adj* after *n_moves* random edge moves that keep it acyclic: a random ordered pair (a, b) is
     added as a -> b when no path b ~> a exists, deleted or reversed (at random) when a -> b is there
-    (*fast*: paths from the climb's numba kernel, the same answers)."""
+    (*fast*: the same moves and draws in a numba kernel)."""
+    if fast:
+        from macrocause.framework.dag_climb_kernels import kick_moves
+
+        return kick_moves(np.asarray(adj, dtype=np.bool_), n_moves, rng)
+    from macrocause.framework.dag_climb import closure
+
     adj = adj.copy()
     m = adj.shape[0]
-    if fast:
-        from macrocause.framework.dag_climb_kernels import reach
-
-        R = np.empty((m, m), dtype=bool)
-
-        def closure(g: np.ndarray) -> np.ndarray:
-            reach(g, R)
-            return R
-    else:
-        from macrocause.framework.dag_climb import closure
-
     done = tries = 0
     while done < n_moves and tries < 20 * n_moves:
         tries += 1

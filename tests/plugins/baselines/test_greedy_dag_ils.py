@@ -20,6 +20,25 @@ def test_kicks_keep_the_graph_acyclic_and_make_moves():
     assert adj.sum() > 0
 
 
+@pytest.mark.parametrize("m", [2, 3, 9, 70])
+def test_kick_kernel_makes_the_python_kicks_moves_from_the_same_draws(m):
+    # the numba kick draws NumPy's rng.choice(m, 2, replace=False) and rng.random() itself: the same
+    # graphs, and the generator left in the same state, over 300 kicks of 1-10 moves
+    py, nb = np.random.default_rng(m), np.random.default_rng(m)
+    adj = np.zeros((m, m), dtype=bool)
+    edges = []
+    for _ in range(300):
+        n_moves = int(py.integers(1, 11))
+        assert int(nb.integers(1, 11)) == n_moves
+        new = kick(adj, n_moves, py)
+        assert np.array_equal(kick(adj, n_moves, nb, fast=True), new)
+        adj = new
+        edges.append(int(adj.sum()))
+        assert not np.diag(closure(adj)).any()
+    assert py.random() == nb.random()
+    assert max(edges) >= min(m - 1, 10) and len(set(edges)) > 1
+
+
 @pytest.mark.parametrize("seed", [0, 1])
 def test_kicks_never_lower_the_first_climb_and_are_deterministic(seed):
     ds = registry.load_data("bnlearn", network="sachs", n_samples=2000, seed=seed)

@@ -101,3 +101,33 @@ def test_greedy_dag_rejects_an_unknown_pc_bound_in_one_line(bad):
     with pytest.raises(ConfigError, match=next(iter(bad))) as err:
         registry.create("greedy_dag", **bad)
     assert "\n" not in str(err.value)
+
+
+@pytest.mark.parametrize("test", ["chisq", "fisherz"])
+@pytest.mark.parametrize("max_k", [-1, 0, 2])
+def test_untested_sepsets_kernel_equals_the_python_search(test, max_k):
+    # the separating sets of the pairs left out of the bound, kernel against the cached Python search,
+    # over random skeletons within random bounds (pairs with and without a separating set found)
+    from macrocause.plugins.baselines._pc import TESTS, _untested_sepsets, cached, compiled_p_value
+    from macrocause.plugins.baselines._pc_citests import prepare
+    from macrocause.plugins.baselines._pc_kernels import untested_sepsets
+
+    kind = TESTS[test]
+    n_rows = 0
+    for seed in range(6):
+        ds = registry.load_data("discrete_bn", n_variables=10, n_samples=500, seed=seed)
+        X = ds.X[:, np.ptp(ds.X, axis=0) > 0]
+        X = X.astype(int) if test == "chisq" else X + np.random.default_rng(seed).standard_normal(X.shape)
+        n, d = X.shape
+        corr, codes, cards = prepare(X, kind)
+        rng = np.random.default_rng(seed)
+        U = np.triu(rng.random((d, d)) < 0.7, 1)
+        start = U | U.T
+        A = np.triu(rng.random((d, d)) < 0.5, 1) & U
+        adj = A | A.T
+        p = cached(compiled_p_value(kind, corr, n, codes, cards))
+        want = _untested_sepsets(adj, start, p, 0.05, max_k)
+        got = untested_sepsets(kind, 0.05, max_k, corr, n, codes, cards, adj, start)
+        assert np.array_equal(got, want)
+        n_rows += len(want)
+    assert n_rows > 0
