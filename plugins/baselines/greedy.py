@@ -87,10 +87,10 @@ class GreedyDAGParams(Params):
         "(benchmarks/networks/tune.yaml)."
     )
     stale: int = Field(
-        20, ge=0, description="Iterated local search: kick the best graph (1..max_kick random edge moves) and "
+        40, ge=0, description="Iterated local search: kick the best graph (1..max_kick random edge moves) and "
         "climb again, keeping the result when it scores higher, until this many kicks in a row gave no "
-        "improvement; 0 = no kicks. Default 20: chosen on tuning seeds 100-104 (benchmarks/networks/tune10.yaml, "
-        "tenth round; 30 from the second).")
+        "improvement; 0 = no kicks. Default 40: chosen on tuning seeds 100-114 (benchmarks/networks/tune14.yaml, "
+        "fourteenth round; 20 from the tenth, 30 from the second).")
     stale_per_variable: int | None = Field(
         1, ge=1, description="Also stop the kicks after this many times d (the number of variables) "
         "kicks in a row without improvement, so that small networks are not kicked 30 times; None = no cap. "
@@ -142,11 +142,11 @@ class GreedyDAG(Searcher):
     the seventh tuning round, and then the result never scores below PC's DAG extension climbed), and kicks each of the two climbs in its own chain (``chains='each'``;
     ``'best'`` kicks only the better). The kicks stop after
     ``min(stale, stale_per_variable * d)`` kicks in a row without improvement. The defaults
-    ``restarts=10, stale=20, pc_start=True, pc_skeleton='union', pc_max_k=2, chains='each',
+    ``restarts=10, stale=40, pc_start=True, pc_skeleton='union', pc_max_k=2, chains='each',
     stale_per_variable=1, patience=2`` are, by rules written before each round, the settings whose BIC reached pyAgrum's
     greedy climb (and, from the third round, pgmpy's HillClimbSearch, pyAgrum's tabu search and pc) on
     the most tuning runs, the least CPU among ties (bnlearn networks, seeds 100-104,
-    ``benchmarks/networks/tune.yaml``, ``tune_pc.yaml``, ``tune6.yaml``, ``tune8.yaml``, ``tune10.yaml``, ``tune12.yaml``): every climb
+    ``benchmarks/networks/tune.yaml``, ``tune_pc.yaml``, ``tune6.yaml``, ``tune8.yaml``, ``tune10.yaml``, ``tune12.yaml``, ``tune14.yaml``): every climb
     is a short tabu walk (up to 2 non-improving moves in a row, as pyAgrum's tabu search), which
     moves a hub that single improving moves cannot. With ``restarts=0, stale=0, patience=0`` this is
     a plain climb with pgmpy's moves and tabu list; it is not pgmpy's HillClimbSearch move for move
