@@ -313,6 +313,9 @@ def scores(codes: np.ndarray, rows: np.ndarray, cards: np.ndarray, clogc: np.nda
     return (codes, rows, cards, cards.astype(np.float64), clogc, n, math.log(n), counted) + new_caches()
 
 
+_NO_DRAWS = np.random.default_rng(0)  # the generator argument of a climb without ties drawn (never used)
+
+
 def run_climb(sc: tuple, adj: np.ndarray, max_steps: int, tabu_length: int, patience: int,
               rng: np.random.Generator | None) -> tuple[np.ndarray, float]:
     """:func:`climb` from *adj* to its end, drawing each tie's move from *rng* as climb_edges does
@@ -324,9 +327,6 @@ def run_climb(sc: tuple, adj: np.ndarray, max_steps: int, tabu_length: int, pati
     best = climb(*sc, adj, best_adj, max_steps, tabu_length, patience,
                  -1.0 if rng is None else TIE, _NO_DRAWS if rng is None else rng)
     return best_adj, best
-
-
-_NO_DRAWS = np.random.default_rng(0)  # the generator argument of a climb without ties drawn (never used)
 
 
 @njit(cache=True)
