@@ -98,34 +98,13 @@ def reach(adj: np.ndarray, R: np.ndarray) -> None:
 
 
 @njit(cache=True)
-def _has_path(adj: np.ndarray, s: int, t: int) -> bool:
-    """Whether a directed path s -> ... -> t exists in *adj* (depth-first search)."""
-    m = adj.shape[0]
-    seen = np.zeros(m, np.bool_)
-    stack = np.empty(m, np.int64)
-    stack[0] = s
-    top = 1
-    seen[s] = True
-    while top > 0:
-        top -= 1
-        u = stack[top]
-        for c in range(m):
-            if adj[u, c] and not seen[c]:
-                if c == t:
-                    return True
-                seen[c] = True
-                stack[top] = c
-                top += 1
-    return False
-
-
-@njit(cache=True)
 def kick_moves(adj: np.ndarray, n_moves: int, rng) -> np.ndarray:
     """``greedy.kick`` in numba: the same moves from the same draws of *rng* (a NumPy Generator;
     ``rng.choice(m, 2, replace=False)`` is NumPy's Floyd sample of two then its shuffle, drawn here
     by ``rng.integers`` as NumPy draws them)."""
     adj = adj.copy()
     m = adj.shape[0]
+    R = np.empty((m, m), np.bool_)
     done = 0
     tries = 0
     while done < n_moves and tries < 20 * n_moves:
@@ -138,10 +117,14 @@ def kick_moves(adj: np.ndarray, n_moves: int, rng) -> np.ndarray:
             a, b = b, a
         if adj[a, b]:
             adj[a, b] = False
-            if rng.random() < 0.5 and not _has_path(adj, a, b):  # b -> a closes no cycle
-                adj[b, a] = True
+            if rng.random() < 0.5:
+                reach(adj, R)
+                if not R[a, b]:  # b -> a closes no cycle
+                    adj[b, a] = True
             done += 1
-        elif not adj[b, a] and not _has_path(adj, b, a):
-            adj[a, b] = True
-            done += 1
+        elif not adj[b, a]:
+            reach(adj, R)
+            if not R[b, a]:
+                adj[a, b] = True
+                done += 1
     return adj
