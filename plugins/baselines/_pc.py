@@ -99,20 +99,23 @@ def run_pc(X: np.ndarray, test: str, alpha: float, stable: bool = True, max_k: i
     k = -1 if max_k is None else int(max_k)
     full = start is None
     start = np.ones((d, d), dtype=bool) if full else np.asarray(start, dtype=bool)
-    if n * d * d <= PYTHON_WORK:  # small: compiling the kernels (seconds, once) would cost more
+    small = n * d * d <= PYTHON_WORK  # small: compiling the kernels (seconds, once) would cost more
+    if small:
         p = cached(python_p_value(kind, corr, n, codes, cards))
         adj, sep, n_tests, depth = skeleton_python(p, start, float(alpha), k, bool(stable))
     else:
-        from ._pc_kernels import skeleton, untested_sepsets
+        from ._pc_kernels import skeleton
 
         adj, sep, n_tests, depth = skeleton(kind, float(alpha), k, bool(stable), corr, n, codes, cards, start)
         p = cached(compiled_p_value(kind, corr, n, codes, cards))
     priority = DEFAULT_PRIORITY[uc_rule] if uc_priority == -1 else uc_priority
     g = EndpointGraph(adj)
     if uc_rule == 0:
-        if not full and n * d * d <= PYTHON_WORK:
+        if not full and small:
             sep = np.concatenate([sep, _untested_sepsets(adj, start, p, float(alpha), k)])
         elif not full:
+            from ._pc_kernels import untested_sepsets
+
             sep = np.concatenate([sep, untested_sepsets(kind, float(alpha), k, corr, n, codes, cards, adj, start)])
         uc_sepset(g, SepSets(sep, adj.shape[0]).contains, priority, p)
     elif uc_rule == 1:

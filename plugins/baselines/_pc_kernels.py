@@ -282,6 +282,22 @@ def _subset_of_row(adj, b, S):
 
 
 @njit(cache=True)
+def _next_combination(comb: np.ndarray, m: int) -> bool:
+    """Advance *comb* (increasing indices into m items) to the next combination in lexicographic
+    order, in place; False after the last."""
+    k = comb.shape[0]
+    t = k - 1
+    while t >= 0 and comb[t] == m - k + t:
+        t -= 1
+    if t < 0:
+        return False
+    comb[t] += 1
+    for u in range(t + 1, k):
+        comb[u] = comb[u - 1] + 1
+    return True
+
+
+@njit(cache=True)
 def _grow(buf: np.ndarray, used: int, extra: int) -> np.ndarray:
     """*buf* with room for *extra* more rows after *used* (doubled when full)."""
     if used + extra <= buf.shape[0]:
@@ -361,14 +377,8 @@ def skeleton(kind: int, alpha: float, max_k: int, stable: bool, corr: np.ndarray
                                 adj[x, y] = False
                                 adj[y, x] = False
                                 break
-                    t = depth - 1
-                    while t >= 0 and comb[t] == m - depth + t:
-                        t -= 1
-                    if t < 0:
+                    if not _next_combination(comb, m):
                         break
-                    comb[t] += 1
-                    for u in range(t + 1, depth):
-                        comb[u] = comb[u - 1] + 1
                 for t in range(first, used):
                     seen[sep[t, 2]] = False
         if stable:
@@ -381,31 +391,21 @@ def skeleton(kind: int, alpha: float, max_k: int, stable: bool, corr: np.ndarray
 
 
 @njit(cache=True)
-def _first_separating(kind, alpha, corr, n, codes, cards, a, b, side, size, tested):
+def _first_separating(kind, alpha, corr, n, codes, cards, a, b, side, size, adj, tested_by):
     """The first set S of *size* members of *side* (combinations in lexicographic order) with
-    ``p(a, b, S) > alpha``: ``(True, S)``, or ``(False, _)``. Sets within the boolean mask *tested*
-    (None: no set) were tested before, with no separation: skipped."""
-    k = side.shape[0]
+    ``p(a, b, S) > alpha``: ``(True, S)``, or ``(False, _)``. Sets within the neighbours of
+    *tested_by* in *adj* (-1: none) were tested before, with no separation: skipped."""
     S = np.empty(size, np.int64)
-    if size > k:
+    if size > side.shape[0]:
         return False, S
-    idx = np.arange(size)
+    comb = np.arange(size)
     while True:
-        seen = tested is not None
-        for t in range(size):
-            S[t] = side[idx[t]]
-            if tested is not None and not tested[S[t]]:
-                seen = False
-        if not seen and _p_value(kind, corr, n, codes, cards, a, b, S) > alpha:
-            return True, S
-        i = size - 1
-        while i >= 0 and idx[i] == k - size + i:
-            i -= 1
-        if i < 0:
+        S = side[comb]
+        if not (tested_by >= 0 and _subset_of_row(adj, tested_by, S)):
+            if _p_value(kind, corr, n, codes, cards, a, b, S) > alpha:
+                return True, S
+        if not _next_combination(comb, side.shape[0]):
             return False, S
-        idx[i] += 1
-        for t in range(i + 1, size):
-            idx[t] = idx[t - 1] + 1
 
 
 @njit(cache=True)
@@ -421,29 +421,24 @@ def untested_sepsets(kind: int, alpha: float, max_k: int, corr: np.ndarray, n: i
         for b in range(a + 1, d):
             if start[a, b]:
                 continue
-            n_common = 0
-            for c in range(d):
-                if adj[a, c] and adj[b, c]:
-                    n_common += 1
-            if n_common == 0:
+            common = np.array([c for c in range(d) if adj[a, c] and adj[b, c]], np.int64)
+            if common.shape[0] == 0:
                 continue
             sa = np.array([v for v in range(d) if adj[a, v] and v != b], np.int64)
             sb = np.array([v for v in range(d) if adj[b, v] and v != a], np.int64)
-            in_a = np.zeros(d, np.bool_)
-            in_a[sa] = True
             top = max(sa.shape[0], sb.shape[0])
             if max_k >= 0:
                 top = min(max_k, top)
             found = False
-            S = np.empty(0, np.int64)
+            S = common
             for size in range(top + 1):
-                found, S = _first_separating(kind, alpha, corr, n, codes, cards, a, b, sa, size, None)
-                if not found:
-                    found, S = _first_separating(kind, alpha, corr, n, codes, cards, a, b, sb, size, in_a)
+                found, S = _first_separating(kind, alpha, corr, n, codes, cards, a, b, sa, size, adj, -1)
+                if not found:  # b's sets within a's neighbours were a's sets of this size
+                    found, S = _first_separating(kind, alpha, corr, n, codes, cards, a, b, sb, size, adj, a)
                 if found:
                     break
             if not found:
-                S = np.array([c for c in range(d) if adj[a, c] and adj[b, c]], np.int64)
+                S = common
             out = _grow(out, used, S.shape[0])
             for v in S:
                 out[used, 0], out[used, 1], out[used, 2] = a, b, v
