@@ -8,6 +8,13 @@ one at a time in key order; a family's candidate parents counted together, eithe
 :func:`~macrocause.framework.numeric_kernels.clogc_sums_plus` or, below ``NUMBA_WORK``, as NumPy's dense
 count summed as NumPy sums, see :func:`np_sum`), so both climbs give the same floats, the same moves and
 ties, and draw the same random numbers. Column sets are keyed by two 64-bit masks (up to 128 variables).
+
+With ``bound`` (the default where candidates are counted in numba) a family's add moves are counted only
+where they can matter: the gain of adding a to i's parents P is ``N I(i; a | P) - (log N / 2)(s_i - 1)
+q_P (s_a - 1)`` and ``I(i; a | P) <= min(H(i | P), H(a | P), H(a))``, so a move whose bound is negative
+is left uncounted until a step's best move (or a tie of it) is within reach of its bound; then it is
+counted and the step chosen again. The moves, ties and draws are those of the full count; the floats can
+differ in the last bits, because the entropy of a column set counted later may come from another base.
 """
 
 from __future__ import annotations
@@ -234,9 +241,47 @@ def _var_score(sc, i: int, P: np.ndarray) -> float:
 
 
 @njit(cache=True)
-def _add_scores(sc, i: int, P: np.ndarray) -> np.ndarray:
-    """BICEngine.add_scores of discrete data: the local score of i given P + (a,) for every a, cached."""
-    cardsf, n, log_n, adds = sc[3], sc[5], sc[6], sc[11]
+def _count_adds(sc, i: int, P: np.ndarray, row: np.ndarray, cands: np.ndarray) -> None:
+    """The local score of i given P + (a,) into ``row[a]`` for each candidate a (BICEngine.add_scores)."""
+    cardsf, n, log_n = sc[3], sc[5], sc[6]
+    hf = _H_plus(sc, _with(P, i), cands)
+    hp = _H_plus(sc, P, cands)
+    qP = _q(cardsf, P)
+    c = 0.5 * log_n * (cardsf[i] - 1.0)
+    for j in range(cands.shape[0]):
+        row[cands[j]] = -n * (hf[j] - hp[j]) - c * (qP * cardsf[cands[j]])
+
+
+@njit(cache=True)
+def _conditional_h(sc, P: np.ndarray) -> np.ndarray:
+    """N H(a | P) for every a whose H(P + a) is already counted, else N H(a) (an upper bound of it)."""
+    n, h, plus, h1 = sc[5], sc[8], sc[9], sc[13]
+    out = n * h1
+    if P.shape[0] > 0:
+        bkey = _mask(P, -1)
+        if bkey in plus and bkey in h:
+            row, hP = plus[bkey], h[bkey]
+            for a in range(out.shape[0]):
+                if not np.isnan(row[a]):
+                    out[a] = min(out[a], n * (row[a] - hP))
+    return out
+
+
+@njit(cache=True)
+def _gain_bound(sc, i: int, a: int, n_h: float, n_ha: float, qP: float) -> float:
+    """An upper bound of the gain of adding a to i's parents P, from ``n_h = N H(i | P)`` and
+    ``n_ha >= N H(a | P)`` (the gain is N I(i; a | P) less the added penalty); with a margin far
+    above rounding (a bound only decides what is counted)."""
+    cardsf, log_n = sc[3], sc[6]
+    pen = 0.5 * log_n * (cardsf[i] - 1.0) * qP * (cardsf[a] - 1.0)
+    return min(n_h, n_ha) - pen + 1e-7 * (n_h + n_ha + pen) + 1e-6
+
+
+@njit(cache=True)
+def _add_scores(sc, i: int, P: np.ndarray, n_h: float) -> np.ndarray:
+    """BICEngine.add_scores of discrete data: the local score of i given P + (a,) for every a, cached;
+    with ``bound`` (sc[12]) the moves whose gain bound is negative stay NaN (uncounted) for now."""
+    cardsf, adds, bound = sc[3], sc[11], sc[12]
     m0, m1 = _mask(P, -1)
     key = (i, m0, m1)
     if key in adds:
@@ -247,30 +292,25 @@ def _add_scores(sc, i: int, P: np.ndarray) -> np.ndarray:
     for p in P:
         inP[p] = True
     cands = np.empty(d, np.int64)
+    qP = _q(cardsf, P)
+    n_ha = _conditional_h(sc, P) if bound else np.empty(0)
     k = 0
     for a in range(d):
         if a != i and not inP[a]:
-            cands[k] = a
-            k += 1
+            if bound and _gain_bound(sc, i, a, n_h, n_ha[a], qP) < 0.0:
+                row[a] = np.nan
+            else:
+                cands[k] = a
+                k += 1
     if k > 0:
-        cands = cands[:k]
-        hf = _H_plus(sc, _with(P, i), cands)
-        hp = _H_plus(sc, P, cands)
-        qP = _q(cardsf, P)
-        c = 0.5 * log_n * (cardsf[i] - 1.0)
-        for j in range(k):
-            a = cands[j]
-            row[a] = -n * (hf[j] - hp[j]) - c * (qP * cardsf[a])
+        _count_adds(sc, i, P, row, cands[:k])
     adds[key] = row
     return row
 
 
 @njit(cache=True)
-def _refresh(sc, adj: np.ndarray, b: int, cur: np.ndarray, g_add: np.ndarray, g_del: np.ndarray) -> None:
-    """climb_edges' refresh of node b's gain rows (plain DAG, the engine's rows of add moves)."""
+def _parents(adj: np.ndarray, b: int) -> np.ndarray:
     m = adj.shape[0]
-    for a in range(m):
-        g_del[b, a] = -np.inf
     k = 0
     for a in range(m):
         if adj[a, b]:
@@ -281,12 +321,75 @@ def _refresh(sc, adj: np.ndarray, b: int, cur: np.ndarray, g_add: np.ndarray, g_
         if adj[a, b]:
             P[k] = a
             k += 1
-    cur[b] = _var_score(sc, b, P)
-    row = _add_scores(sc, b, P)
+    return P
+
+
+@njit(cache=True)
+def _refresh(sc, adj: np.ndarray, b: int, cur: np.ndarray, g_add: np.ndarray, g_del: np.ndarray,
+             U: np.ndarray, n_u: np.ndarray) -> None:
+    """climb_edges' refresh of node b's gain rows (plain DAG, the engine's rows of add moves); an
+    uncounted add move gets its gain bound and ``U[b, a] = True`` (``n_u[b]`` of them)."""
+    cardsf, log_n = sc[3], sc[6]
+    m = adj.shape[0]
     for a in range(m):
-        g_add[b, a] = row[a] - cur[b]
+        g_del[b, a] = -np.inf
+    P = _parents(adj, b)
+    cur[b] = _var_score(sc, b, P)
+    qP = _q(cardsf, P)
+    n_h = -cur[b] - 0.5 * log_n * (cardsf[b] - 1.0) * qP  # N H(b | P)
+    row = _add_scores(sc, b, P, n_h)
+    n_u[b] = 0
+    for a in range(m):
+        U[b, a] = np.isnan(row[a])
+        if U[b, a]:
+            n_u[b] += 1
+        else:
+            g_add[b, a] = row[a] - cur[b]
+    if n_u[b] > 0:
+        n_ha = _conditional_h(sc, P)
+        for a in range(m):
+            if U[b, a]:
+                g_add[b, a] = _gain_bound(sc, b, a, n_h, n_ha[a], qP)
     for j in range(P.shape[0]):
         g_del[b, P[j]] = _var_score(sc, b, _without(P, j)) - cur[b]
+
+
+@njit(cache=True)
+def _count_near(sc, adj: np.ndarray, vals: np.ndarray, low: float, cur: np.ndarray, g_add: np.ndarray,
+                U: np.ndarray, n_u: np.ndarray) -> bool:
+    """Count the uncounted add moves behind every move valued at least *low* (an addition a -> b, or
+    the addition b -> a of a reversal): their cached rows and gains become exact. False when none."""
+    m = adj.shape[0]
+    mm = m * m
+    adds = sc[11]
+    counted = False
+    cands = np.empty(m, np.int64)
+    for f in range(m):  # family f: adding a -> f (flat a*m + f) or reversing f -> a (flat 2mm + f*m + a)
+        if n_u[f] == 0:
+            continue
+        near = False
+        for a in range(m):
+            if U[f, a] and (vals[a * m + f] >= low or vals[2 * mm + f * m + a] >= low):
+                near = True
+                break
+        if not near:
+            continue
+        k = 0  # the family's base is keyed once: count all its uncounted moves together
+        for a in range(m):
+            if U[f, a]:
+                cands[k] = a
+                k += 1
+        P = _parents(adj, f)
+        m0, m1 = _mask(P, -1)
+        row = adds[(f, m0, m1)]
+        _count_adds(sc, f, P, row, cands[:k])
+        for j in range(k):
+            a = cands[j]
+            g_add[f, a] = row[a] - cur[f]
+            U[f, a] = False
+        n_u[f] -= k
+        counted = True
+    return counted
 
 
 @njit(cache=True)
@@ -306,11 +409,21 @@ def _push(T: np.ndarray, ring: np.ndarray, ctl: np.ndarray, kind: int, a: int, b
         ctl[3] -= 1
 
 
-def scores(codes: np.ndarray, rows: np.ndarray, cards: np.ndarray, clogc: np.ndarray, counted: bool) -> tuple:
+def scores(codes: np.ndarray, rows: np.ndarray, cards: np.ndarray, clogc: np.ndarray, counted: bool,
+           bound: bool = True) -> tuple:
     """The kernels' score state: codes (n x d) and their rows (d x n), alphabet sizes, c log c for
-    c = 0..n, whether candidates are counted by the numba kernel (else as NumPy does), and empty caches."""
+    c = 0..n, whether candidates are counted by the numba kernel (else as NumPy does), empty caches,
+    whether add moves are bounded before they are counted (only with ``counted``: the NumPy count's
+    floats depend on its batch) and each column's entropy (for the bounds)."""
     n = codes.shape[0]
-    return (codes, rows, cards, cards.astype(np.float64), clogc, n, math.log(n), counted) + new_caches()
+    h1 = np.array([_entropy(np.bincount(r), n) for r in rows])
+    return ((codes, rows, cards, cards.astype(np.float64), clogc, n, math.log(n), counted) + new_caches()
+            + (bound and counted, h1))
+
+
+def _entropy(counts: np.ndarray, n: int) -> float:
+    p = counts[counts > 0] / n
+    return float(-(p * np.log(p)).sum())
 
 
 _NO_DRAWS = np.random.default_rng(0)  # the generator argument of a climb without ties drawn (never used)
@@ -330,7 +443,7 @@ def run_climb(sc: tuple, adj: np.ndarray, max_steps: int, tabu_length: int, pati
 
 
 @njit(cache=True)
-def climb(codes, rows, cards, cardsf, clogc, n, log_n, counted, h, plus, var, adds, adj, best_adj,
+def climb(codes, rows, cards, cardsf, clogc, n, log_n, counted, h, plus, var, adds, bound, h1, adj, best_adj,
           max_steps: int, tabu_length: int, patience: int, tie: float, rng) -> float:
     """climb_edges on the BIC engine from *adj* (changed in place): returns the best total score
     seen, whose adjacency goes into *best_adj*.
@@ -340,8 +453,10 @@ def climb(codes, rows, cards, cardsf, clogc, n, log_n, counted, h, plus, var, ad
     :func:`scores`' items, not as one tuple: numba types a tuple of dictionaries in Python at
     every call.
     """
-    sc = (codes, rows, cards, cardsf, clogc, n, log_n, counted, h, plus, var, adds)
+    sc = (codes, rows, cards, cardsf, clogc, n, log_n, counted, h, plus, var, adds, bound, h1)
     m = adj.shape[0]
+    U = np.zeros((m, m), np.bool_)  # add moves not counted yet: g_add holds their bound
+    n_u = np.zeros(m, np.int64)  # how many in each row
     R = np.empty((m, m), np.bool_)
     g_add = np.full((m, m), -np.inf)
     g_del = np.full((m, m), -np.inf)
@@ -352,13 +467,15 @@ def climb(codes, rows, cards, cardsf, clogc, n, log_n, counted, h, plus, var, ad
     vals = np.empty(3 * m * m)
     ties = np.empty(3 * m * m, np.int64)
     for b in range(m):
-        _refresh(sc, adj, b, cur, g_add, g_del)
+        _refresh(sc, adj, b, cur, g_add, g_del, U, n_u)
     best_adj[:, :] = adj
     best = np_sum(cur) + 0.0
     reach(adj, R)
     mm = m * m
     while ctl[0] < max_steps and m >= 2:
         k, n_ties = best_moves(adj, R, g_add, g_del, T, 0.0, tie, vals, ties)
+        while bound and vals[k] > -np.inf and _count_near(sc, adj, vals, vals[k] - max(tie, 0.0), cur, g_add, U, n_u):
+            k, n_ties = best_moves(adj, R, g_add, g_del, T, 0.0, tie, vals, ties)
         if n_ties > 1:
             k = ties[rng.integers(0, n_ties)]
         gain = vals[k]
@@ -367,18 +484,18 @@ def climb(codes, rows, cards, cardsf, clogc, n, log_n, counted, h, plus, var, ad
         kind, a, b = k // mm, (k // m) % m, k % m
         if kind == 0:
             adj[a, b] = True
-            _refresh(sc, adj, b, cur, g_add, g_del)
+            _refresh(sc, adj, b, cur, g_add, g_del, U, n_u)
             _push(T, ring, ctl, 1, a, b, tabu_length)
             add_reach(R, a, b)
         else:
             adj[a, b] = False
             if kind == 1:
-                _refresh(sc, adj, b, cur, g_add, g_del)
+                _refresh(sc, adj, b, cur, g_add, g_del, U, n_u)
                 _push(T, ring, ctl, 0, a, b, tabu_length)
             else:
                 adj[b, a] = True
-                _refresh(sc, adj, b, cur, g_add, g_del)
-                _refresh(sc, adj, a, cur, g_add, g_del)
+                _refresh(sc, adj, b, cur, g_add, g_del, U, n_u)
+                _refresh(sc, adj, a, cur, g_add, g_del, U, n_u)
                 _push(T, ring, ctl, 2, a, b, tabu_length)
             reach(adj, R)
         total = np_sum(cur) + 0.0

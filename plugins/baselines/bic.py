@@ -41,6 +41,7 @@ class BICEngine(LocalOnlyEngine):
         self._var: dict[tuple[int, Idx], float] = {}
         self._adds: dict[tuple[int, Idx], np.ndarray] = {}
         self._kernel_scores: tuple | None = None  # the numba climb's scores and caches (climb)
+        self.bounded_adds = True  # the numba climb counts an add move only when its gain bound can matter
 
     def var_score(self, i: int, P: Idx) -> float:
         key = (i, P)
@@ -91,14 +92,17 @@ class BICEngine(LocalOnlyEngine):
         """:func:`~macrocause.framework.dag_climb.climb_edges` over a plain DAG of discrete variables
         in one numba kernel (:mod:`._bic_climb_kernels`: the same floats, moves and draws, without
         Python per step); None for Gaussian data, other entropies than NumpyEntropies' or above 128
-        variables. Its caches are its own."""
+        variables. Its caches are its own. With ``bounded_adds`` (default) an add move is counted only
+        when its gain bound reaches a step's best move: the same moves and draws, floats equal up to
+        rounding (:mod:`._bic_climb_kernels`)."""
         from . import _bic_climb_kernels as kern
 
         if not self.discrete or not isinstance(self.ent, NumpyEntropies) or self.d > kern.MAX_VARIABLES:
             return None
         if self._kernel_scores is None:
             ent = self.ent
-            self._kernel_scores = kern.scores(ent.codes, ent._rows, ent.cards, ent.clogc(), ent.counts_in_numba)
+            self._kernel_scores = kern.scores(ent.codes, ent._rows, ent.cards, ent.clogc(), ent.counts_in_numba,
+                                               self.bounded_adds)
         return kern.run_climb(self._kernel_scores, adj, max_steps, tabu_length, patience, rng)
 
     def local(self, C: Idx, P: Idx) -> float:
