@@ -27,12 +27,13 @@ from ..evaluation import Metric
 from .frame import natural_key
 
 __all__ = ["cells", "ranks", "paired_tests", "margins", "holm", "ratios", "growth", "growth_exponent", "correlations",
-           "selection", "MIN_PAIRS", "MIN_POINTS", "MEAN", "ALL"]
+           "selection", "MIN_PAIRS", "MIN_POINTS", "MEAN", "ALL", "EVERY"]
 
 MIN_PAIRS = 6  # with 5 pairs the smallest two-sided exact p is 2/32 > 0.05
 MIN_POINTS = 3  # fewer points than this: no correlation (NaN)
 MEAN = "mean"  # the ``data`` of the correlation rows averaging the datasets
-ALL = "all"  # the ``data`` of the margins rows pooling the datasets' pairs
+ALL = "all"  # the ``data`` of the margins (and ratios) rows pooling the datasets' pairs
+EVERY = "every baseline"  # the ``baseline`` of the margins rows against the best baseline of each pair
 
 
 def _sign(m: Metric) -> float:
@@ -153,26 +154,34 @@ def margins(frame: pd.DataFrame, metrics: Mapping[str, Metric], baselines: Seque
     Columns: ``n`` pairs, ``mean_gain``, ``worst_gain`` (the smallest) and ``at_least``, the pairs
     where the method is at least as good (gain >= 0: a tie is exact equality of the two values);
     then a row with ``data`` :data:`ALL` pooling every dataset's pairs. Every method is compared
-    with each baseline, two baselines once (as :func:`paired_tests`).
+    with each baseline, two baselines once (as :func:`paired_tests`); with two or more baselines,
+    a method that is none of them also with :data:`EVERY`: on each pair, the best value of the
+    baselines that have it (``at_least``: the pairs where the method is at least as good as every
+    baseline that ran).
     """
     v = rated(frame, metrics)
     rows = []
     for metric, m in metrics.items():
         wide = v[v.metric == metric].pivot_table(index=["data", "seed"], columns="method", values="value",
                                                  aggfunc="last")
-        for method, b in _pairs(wide.columns, baselines):
-            pair = wide[[method, b]].dropna()
+        base = sorted(set(baselines) & set(wide.columns))
+        best = _sign(m) * (_sign(m) * wide[base]).max(axis=1) if len(base) > 1 else None
+        pairs = [(method, b, wide[b]) for method, b in _pairs(wide.columns, baselines)]
+        if best is not None:
+            pairs += [(method, EVERY, best) for method in sorted(set(wide.columns) - set(base))]
+        for method, b, other in pairs:
+            pair = pd.concat([wide[method], other], axis=1, keys=["m", "b"]).dropna()
             if pair.empty:
                 continue
-            gain = _sign(m) * (pair[method] - pair[b]) + 0.0  # + 0.0: a tie is 0, not -0
+            gain = _sign(m) * (pair.m - pair.b) + 0.0  # + 0.0: a tie is 0, not -0
             for data, g in [*gain.groupby(level="data"), (ALL, gain)]:
                 rows.append({"metric": metric, "method": method, "baseline": b, "data": data, "n": len(g),
                              "mean_gain": float(g.mean()), "worst_gain": float(g.min()),
                              "at_least": int((g >= 0).sum())})
     cols = ["metric", "method", "baseline", "data", "n", "mean_gain", "worst_gain", "at_least"]
     out = pd.DataFrame(rows, columns=cols)
-    out["order"], out["pooled"] = out.metric.map(list(metrics).index), out.data == ALL
-    return _sorted(out, ["order", "method", "baseline", "pooled", "data"], ["method", "baseline", "data"])[cols]
+    out["order"], out["pooled"], out["every"] = out.metric.map(list(metrics).index), out.data == ALL, out.baseline == EVERY
+    return _sorted(out, ["order", "method", "every", "baseline", "pooled", "data"], ["method", "baseline", "data"])[cols]
 
 
 def holm(pvalues: Sequence[float]) -> list[float]:
@@ -203,10 +212,12 @@ def _resolve(peer: str, methods) -> str:
 
 def ratios(frame: pd.DataFrame, metrics: Sequence[str], peer: str) -> pd.DataFrame:
     """Per timing metric, method and dataset, the median over the (data, seed) pairs both have of
-    ``method / peer`` (a zero peer value left out). When *metrics* hold ``time@peer`` etc., the
-    ratios are between evaluators' own timings: ``time@E / time@peer`` of one step."""
+    ``method / peer`` (a zero peer value left out), and ``total``, the method's sum over those pairs
+    divided by the peer's; then a row with ``data`` :data:`ALL` over every dataset's pairs. When
+    *metrics* hold ``time@peer`` etc., the ratios are between evaluators' own timings:
+    ``time@E / time@peer`` of one step."""
     v = rated(frame, dict.fromkeys(metrics))
-    cols = ["metric", "method", "peer", "data", "ratio", "n"]
+    cols = ["metric", "method", "peer", "data", "ratio", "total", "n"]
     parts = []
     if any(m.endswith(f"@{peer}") for m in metrics):
         for kind in dict.fromkeys(m.split("@")[0] for m in metrics if m.endswith(f"@{peer}")):
@@ -230,10 +241,13 @@ def ratios(frame: pd.DataFrame, metrics: Sequence[str], peer: str) -> pd.DataFra
         return pd.DataFrame(columns=cols)
     x = pd.concat(parts)
     x = x[x.b.notna() & (x.b != 0)]
-    x = x.assign(ratio=x.value / x.b.astype(float), peer=peer)
-    out = x.groupby(["metric", "method", "peer", "data"], sort=False).ratio.agg(ratio="median", n="size").reset_index()
-    out["order"] = out.metric.map(list(dict.fromkeys(x.metric)).index)
-    return _sorted(out, ["order", "method", "data"], ["method", "data"])[cols]
+    x = x.assign(ratio=x.value / x.b.astype(float), peer=peer, b=x.b.astype(float))
+    x = pd.concat([x, x.assign(data=ALL)])
+    g = x.groupby(["metric", "method", "peer", "data"], sort=False)
+    out = g.agg(ratio=("ratio", "median"), value=("value", "sum"), b=("b", "sum"), n=("ratio", "size")).reset_index()
+    out["total"] = out.value / out.b
+    out["order"], out["pooled"] = out.metric.map(list(dict.fromkeys(x.metric)).index), out.data == ALL
+    return _sorted(out, ["order", "method", "pooled", "data"], ["method", "data"])[cols]
 
 
 def growth_exponent(sizes: Sequence[float], values: Sequence[float]) -> float:

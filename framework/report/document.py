@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from .analyses import ALL, MEAN, MIN_PAIRS
+from .analyses import ALL, EVERY, MEAN, MIN_PAIRS
 from .frame import Facts, natural_key
 
 __all__ = ["Table", "Section", "Document", "document"]
@@ -51,8 +51,9 @@ def _cell(mean: float, std: float, n: int) -> str:
 
 
 def _grid(df: pd.DataFrame, text, bold=None) -> Table:
-    """Methods (rows) x datasets (columns) of *df*; *text* and *bold* map a row of *df* to the cell."""
-    datas = sorted(set(df.data), key=natural_key)
+    """Methods (rows) x datasets (columns, :data:`ALL` last) of *df*; *text* and *bold* map a row of *df*
+    to the cell."""
+    datas = sorted(set(df.data) - {ALL}, key=natural_key) + ([ALL] if ALL in set(df.data) else [])
     methods = sorted(set(df.method), key=natural_key)
     at = {(r.method, r.data): r for r in df.itertuples()}
     rows = [[m] + [text(at[m, d]) if (m, d) in at else "" for d in datas] for m in methods]
@@ -142,8 +143,9 @@ def document(facts: Facts, cell: pd.DataFrame, rank: pd.DataFrame, tests: pd.Dat
         peer = sub.peer.iloc[0]
         sec = Section(f"{metric} relative to {peer}", notes=[
             f"median over the (dataset, seed) pairs of method / {peer}, both measured in the same grid on the "
-            f"same data; below 1: faster (or smaller) than {peer}."])
-        sec.tables.append(_grid(sub, lambda r: f"{r.ratio:.3g} (n={r.n})"))
+            f"same data; below 1: faster (or smaller) than {peer}; total: the method's sum over those pairs / "
+            f"{peer}'s; {ALL}: every pair."])
+        sec.tables.append(_grid(sub, lambda r: f"{r.ratio:.3g} (n={r.n}; total {r.total:.3g})"))
         sections.append(sec)
     for metric, sub in (margin.groupby("metric", sort=False) if margin is not None and len(margin) else ()):
         sections.append(_margins_section(metric, f"{facts.metrics[metric].direction} is better", sub))
@@ -169,7 +171,8 @@ def _margins_section(metric: str, direction: str, margin: pd.DataFrame) -> Secti
     sec = Section(f"Margins of {metric} over the baselines", direction, notes=[
         f"gain: the method's {metric} minus the baseline's on the same (dataset, seed), signed so that positive = "
         "the method is better; per dataset over the seeds both have: mean gain / worst gain (seeds where the "
-        f"method is at least as good, a tie being exact equality, of the seeds both have); {ALL}: every pair."])
+        f"method is at least as good, a tie being exact equality, of the seeds both have); {ALL}: every pair; "
+        f"{EVERY}: on each pair the best of the baselines that have it."])
     datas = sorted(set(margin.data) - {ALL}, key=natural_key)
     at = {(r.method, r.baseline, r.data): r for r in margin.itertuples()}
     text = lambda r: f"{r.mean_gain:+.5g} / {r.worst_gain:+.5g} ({r.at_least} of {r.n})"  # noqa: E731

@@ -131,17 +131,23 @@ def test_peer_ratios_are_medians_of_same_run_ratios():
     res = [_res("ours", "d", s, v) for s, v in enumerate([1.0, 2.0, 4.0])]
     res += [_res("peer", "d", s, v) for s, v in enumerate([4.0, 4.0, 4.0])]
     res += [_res("ours", "d", 3, 9.0)]  # no peer value for seed 3: left out
-    (r,) = ratios(pd.DataFrame(res), ["time"], "peer").itertuples()
+    res += [_res("ours", "e", 0, 3.0), _res("peer", "e", 0, 1.0)]
+    r, e, pooled = ratios(pd.DataFrame(res), ["time"], "peer").itertuples()
     assert (r.method, r.peer, r.data, r.n) == ("ours", "peer", "d", 3)
     assert r.ratio == pytest.approx(0.5)  # median of 0.25, 0.5, 1
+    assert r.total == pytest.approx(7 / 12)  # (1 + 2 + 4) / (4 + 4 + 4)
+    assert (e.data, e.ratio, e.total) == ("e", 3.0, 3.0)
+    assert (pooled.data, pooled.n) == ("all", 4)
+    assert pooled.ratio == pytest.approx(0.75) and pooled.total == pytest.approx(10 / 13)  # median of .25 .5 1 3
     with pytest.raises(MacrocauseError, match="not a method of the report"):
         ratios(pd.DataFrame(res), ["time"], "nobody")
 
 
 def test_evaluator_ratios():
     res = [_res("m", "d", 0, 2.0, "time@fast"), _res("m", "d", 0, 8.0, "time@dense")]
-    (r,) = ratios(pd.DataFrame(res), ["time@fast", "time@dense"], "dense").itertuples()
-    assert (r.method, r.peer, r.ratio) == ("fast", "dense", 0.25)
+    r, pooled = ratios(pd.DataFrame(res), ["time@fast", "time@dense"], "dense").itertuples()
+    assert (r.method, r.peer, r.ratio, r.total) == ("fast", "dense", 0.25, 0.25)
+    assert (pooled.data, pooled.ratio) == ("all", 0.25)
 
 
 def test_growth_exponent_by_hand():

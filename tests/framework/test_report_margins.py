@@ -10,7 +10,7 @@ from macrocause.framework import Metric
 from macrocause.framework.cli import main
 from macrocause.framework.errors import MacrocauseError
 from macrocause.framework.report import build_report
-from macrocause.framework.report.analyses import margins
+from macrocause.framework.report.analyses import EVERY, margins
 from macrocause.framework.report.document import _margins_section
 from macrocause.framework.store import ResultStore
 
@@ -54,9 +54,22 @@ def test_margins_by_hand():
 def test_two_baselines_are_compared_once():
     out = margins(_frame(), {"loss": INFOS["loss"]}, ["B", "m2"])
     pairs = list(dict.fromkeys(zip(out.method, out.baseline)))
-    assert pairs == [("B", "m2"), ("m1", "B"), ("m1", "m2")]
+    assert pairs == [("B", "m2"), ("m1", "B"), ("m1", "m2"), ("m1", EVERY)]
     b = out[(out.method == "B") & (out.data == "all")].iloc[0]  # m2 - B: 1 on d1, 0 on d2, for each seed
     assert (b.n, b.mean_gain, b.worst_gain, b.at_least) == (6, -0.5, -1.0, 3)
+
+
+def test_margins_over_every_baseline_by_hand():
+    """m1 against the better of B and m2 on each pair; a pair m2 lacks is judged against B alone."""
+    frame = _frame()
+    frame = frame[~((frame.method == "m2") & (frame.data == "d1") & (frame.seed == 2))]
+    out = margins(frame, {"loss": INFOS["loss"]}, ["B", "m2"])
+    every = out[out.baseline == EVERY]
+    assert set(every.method) == {"m1"}  # a baseline is not compared with every baseline
+    got = [(r.data, r.n, r.mean_gain, r.worst_gain, r.at_least) for r in every.itertuples()]
+    # best of B, m2 (lower loss): d1 9, 19, then 30 (B alone); d2 5, 5. m1: d1 8, 20, 33; d2 4, 6
+    assert got == [("d1", 3, -1.0, -3.0, 1), ("d2", 2, 0.0, -1.0, 1), ("all", 5, -0.6, -3.0, 2)]
+    assert EVERY not in set(margins(frame, {"loss": INFOS["loss"]}, ["B"]).baseline)  # one baseline: no such row
 
 
 def _write(store, method, plugin, data, seed, loss, acc):
