@@ -27,13 +27,14 @@ from ..evaluation import Metric
 from .frame import natural_key
 
 __all__ = ["cells", "ranks", "paired_tests", "margins", "holm", "ratios", "growth", "growth_exponent", "correlations",
-           "selection", "MIN_PAIRS", "MIN_POINTS", "MEAN", "ALL", "EVERY"]
+           "selection", "MIN_PAIRS", "MIN_POINTS", "MEAN", "ALL", "EVERY", "TIE"]
 
 MIN_PAIRS = 6  # with 5 pairs the smallest two-sided exact p is 2/32 > 0.05
 MIN_POINTS = 3  # fewer points than this: no correlation (NaN)
 MEAN = "mean"  # the ``data`` of the correlation rows averaging the datasets
 ALL = "all"  # the ``data`` of the margins (and ratios) rows pooling the datasets' pairs
 EVERY = "every baseline"  # the ``baseline`` of the margins rows against the best baseline of each pair
+TIE = 1e-9  # margins: two values within this relative difference tie (a float's rounding, not a difference)
 
 
 def _sign(m: Metric) -> float:
@@ -152,7 +153,8 @@ def margins(frame: pd.DataFrame, metrics: Mapping[str, Metric], baselines: Seque
     method is better (baseline - method for a lower-is-better metric).
 
     Columns: ``n`` pairs, ``mean_gain``, ``worst_gain`` (the smallest) and ``at_least``, the pairs
-    where the method is at least as good (gain >= 0: a tie is exact equality of the two values);
+    where the method is at least as good (gain >= 0, or a tie: the two values equal within a relative
+    :data:`TIE`, the rounding of one number summed in another order);
     then a row with ``data`` :data:`ALL` pooling every dataset's pairs. Every method is compared
     with each baseline, two baselines once (as :func:`paired_tests`); with two or more baselines,
     a method that is none of them also with :data:`EVERY`: on each pair, the best value of the
@@ -174,10 +176,11 @@ def margins(frame: pd.DataFrame, metrics: Mapping[str, Metric], baselines: Seque
             if pair.empty:
                 continue
             gain = _sign(m) * (pair.m - pair.b) + 0.0  # + 0.0: a tie is 0, not -0
+            tied = (pair.m - pair.b).abs() <= TIE * np.maximum(pair.m.abs(), pair.b.abs())
             for data, g in [*gain.groupby(level="data"), (ALL, gain)]:
                 rows.append({"metric": metric, "method": method, "baseline": b, "data": data, "n": len(g),
                              "mean_gain": float(g.mean()), "worst_gain": float(g.min()),
-                             "at_least": int((g >= 0).sum())})
+                             "at_least": int(((g >= 0) | tied[g.index]).sum())})
     cols = ["metric", "method", "baseline", "data", "n", "mean_gain", "worst_gain", "at_least"]
     out = pd.DataFrame(rows, columns=cols)
     out["order"], out["pooled"], out["every"] = out.metric.map(list(metrics).index), out.data == ALL, out.baseline == EVERY

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from .analyses import ALL, EVERY, MEAN, MIN_PAIRS
+from .analyses import ALL, EVERY, MEAN, MIN_PAIRS, TIE
 from .frame import Facts, natural_key
 
 __all__ = ["Table", "Section", "Document", "document"]
@@ -171,7 +171,8 @@ def _margins_section(metric: str, direction: str, margin: pd.DataFrame) -> Secti
     sec = Section(f"Margins of {metric} over the baselines", direction, notes=[
         f"gain: the method's {metric} minus the baseline's on the same (dataset, seed), signed so that positive = "
         "the method is better; per dataset over the seeds both have: mean gain / worst gain (seeds where the "
-        f"method is at least as good, a tie being exact equality, of the seeds both have); {ALL}: every pair; "
+        f"method is at least as good, a tie being equality within a relative {TIE:g}, of the seeds both have); "
+        f"{ALL}: every pair; "
         f"{EVERY}: on each pair the best of the baselines that have it."])
     datas = sorted(set(margin.data) - {ALL}, key=natural_key)
     at = {(r.method, r.baseline, r.data): r for r in margin.itertuples()}

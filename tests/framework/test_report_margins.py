@@ -134,3 +134,13 @@ def test_a_baseline_named_by_its_step_id(margins_store):
     rep = build_report(rows, metrics=["loss"], baselines=["B"], margins=["loss"])
     assert rep.baselines == ["B (kmeans)"] and set(rep.margins.baseline) == {"B (kmeans)"}
     assert build_report(rows, metrics=["loss"], baselines=["kmeans"]).baselines == ["B (kmeans)"]
+
+
+def test_a_rounding_difference_is_a_tie():
+    """Two values within a relative 1e-9 (one number summed in another order) tie; 1e-6 apart they do not."""
+    v = -54275.123456789
+    frame = pd.DataFrame([("m", "d", s, "bic", x) for s, x in enumerate([v, v, v])]
+                         + [("B", "d", s, "bic", x) for s, x in enumerate([v + 7.3e-12, v + 1e-6 * abs(v), v - 1.0])],
+                         columns=["method", "data", "seed", "metric", "value"])
+    (row, _) = margins(frame, {"bic": Metric.higher()}, ["B"]).itertuples()
+    assert (row.n, row.at_least) == (3, 2)  # the first seed ties, the second loses, the third wins

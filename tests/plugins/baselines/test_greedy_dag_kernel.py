@@ -21,9 +21,10 @@ def _run(monkeypatch, data, kernel: bool, **params):
 
     calls: list[bool] = []
     monkeypatch.setattr(dag_climb, "climb_edges", forced)
-    out = registry.create("greedy_dag", **params).run(data, registry.create("bic"))
+    search = registry.create("greedy_dag", **params)
+    out = search.run(data, registry.create("bic"))
     monkeypatch.undo()
-    assert len(calls) == 1 + params.get("restarts", 10) + (out["pc_start_score"] is not None) + len(out["kick_scores"])
+    assert len(calls) == 1 + search.params.restarts + (out["pc_start_score"] is not None) + len(out["kick_scores"])
     return out
 
 
