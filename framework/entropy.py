@@ -75,6 +75,7 @@ class NumpyEntropies(DiscreteEntropies):
         self._log_n = math.log(self.n)
         self._rows = np.ascontiguousarray(self.codes.T)  # one contiguous row per column
         self._clogc_full = False
+        self._bits: np.ndarray | None = None  # the columns as bit sets per code (bits)
         self._plus: dict[Idx, np.ndarray] = {}  # H(base + (a,)) by base, NaN where not asked yet
 
     def _entropy(self, cols: Idx) -> float:
@@ -122,7 +123,7 @@ class NumpyEntropies(DiscreteEntropies):
         if self.counts_in_numba:
             from .numeric_kernels import clogc_sums_plus
 
-            hs = self._log_n - clogc_sums_plus(self._rows, base_keys, K, A, self.cards, clogc) / self.n
+            hs = self._log_n - clogc_sums_plus(self._rows, base_keys, K, A, self.cards, clogc, self.bits()) / self.n
             for (j, a, key), h in zip(todo, hs.tolist()):
                 out[j] = row[a] = self._h[key] = h
             return out
@@ -144,6 +145,15 @@ class NumpyEntropies(DiscreteEntropies):
     def counts_in_numba(self) -> bool:
         """Whether :meth:`H_plus` counts in a numba kernel: from ``n d^2 >= NUMBA_WORK``."""
         return self.n * self.cards.size ** 2 >= NUMBA_WORK
+
+    def bits(self) -> np.ndarray:
+        """Each column's samples per code as bit sets (:func:`~.numeric_kernels.one_hot_bits`), built on
+        first use by the numba count."""
+        if self._bits is None:
+            from .numeric_kernels import one_hot_bits
+
+            self._bits = one_hot_bits(self._rows, self.cards)
+        return self._bits
 
     def clogc(self) -> np.ndarray:
         """c log c for every count c = 0..n (math.log's logs, as :meth:`_entropy` fills it)."""

@@ -189,7 +189,7 @@ def _H_plus(sc, base: np.ndarray, cands: np.ndarray) -> np.ndarray:
     for t in range(n_todo):
         A[t] = cands[todo[t]]
     if counted:  # NumpyEntropies' numba kernel
-        hs = clogc_sums_plus(rows, bkeys, K, A, cards, clogc)
+        hs = clogc_sums_plus(rows, bkeys, K, A, cards, clogc, sc[14])
         for t in range(n_todo):
             hs[t] = log_n - hs[t] / n
     else:  # NumpyEntropies' NumPy count: one dense table of K * cmax cells per candidate, NumPy's sum
@@ -410,15 +410,16 @@ def _push(T: np.ndarray, ring: np.ndarray, ctl: np.ndarray, kind: int, a: int, b
 
 
 def scores(codes: np.ndarray, rows: np.ndarray, cards: np.ndarray, clogc: np.ndarray, counted: bool,
-           bound: bool = True) -> tuple:
+           bits: np.ndarray, bound: bool = True) -> tuple:
     """The kernels' score state: codes (n x d) and their rows (d x n), alphabet sizes, c log c for
     c = 0..n, whether candidates are counted by the numba kernel (else as NumPy does), empty caches,
     whether add moves are bounded before they are counted (only with ``counted``: the NumPy count's
-    floats depend on its batch) and each column's entropy (for the bounds)."""
+    floats depend on its batch), each column's entropy (for the bounds) and the columns as bit sets
+    (:func:`~macrocause.framework.numeric_kernels.one_hot_bits`, for the count)."""
     n = codes.shape[0]
     h1 = np.array([_entropy(np.bincount(r), n) for r in rows])
     return ((codes, rows, cards, cards.astype(np.float64), clogc, n, math.log(n), counted) + new_caches()
-            + (bound and counted, h1))
+            + (bound and counted, h1, bits))
 
 
 def _entropy(counts: np.ndarray, n: int) -> float:
@@ -443,7 +444,7 @@ def run_climb(sc: tuple, adj: np.ndarray, max_steps: int, tabu_length: int, pati
 
 
 @njit(cache=True)
-def climb(codes, rows, cards, cardsf, clogc, n, log_n, counted, h, plus, var, adds, bound, h1, adj, best_adj,
+def climb(codes, rows, cards, cardsf, clogc, n, log_n, counted, h, plus, var, adds, bound, h1, bits, adj, best_adj,
           max_steps: int, tabu_length: int, patience: int, tie: float, rng) -> float:
     """climb_edges on the BIC engine from *adj* (changed in place): returns the best total score
     seen, whose adjacency goes into *best_adj*.
@@ -453,7 +454,7 @@ def climb(codes, rows, cards, cardsf, clogc, n, log_n, counted, h, plus, var, ad
     :func:`scores`' items, not as one tuple: numba types a tuple of dictionaries in Python at
     every call.
     """
-    sc = (codes, rows, cards, cardsf, clogc, n, log_n, counted, h, plus, var, adds, bound, h1)
+    sc = (codes, rows, cards, cardsf, clogc, n, log_n, counted, h, plus, var, adds, bound, h1, bits)
     m = adj.shape[0]
     U = np.zeros((m, m), np.bool_)  # add moves not counted yet: g_add holds their bound
     n_u = np.zeros(m, np.int64)  # how many in each row

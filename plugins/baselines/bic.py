@@ -101,8 +101,9 @@ class BICEngine(LocalOnlyEngine):
             return None
         if self._kernel_scores is None:
             ent = self.ent
+            bits = ent.bits() if ent.counts_in_numba else np.zeros((0, 0, 0), np.uint64)
             self._kernel_scores = kern.scores(ent.codes, ent._rows, ent.cards, ent.clogc(), ent.counts_in_numba,
-                                               self.bounded_adds)
+                                               bits, self.bounded_adds)
         return kern.run_climb(self._kernel_scores, adj, max_steps, tabu_length, patience, rng)
 
     def local(self, C: Idx, P: Idx) -> float:

@@ -113,7 +113,7 @@ def test_gain_bound_is_above_every_add_gain():
     itself, BICEngine's local scores, on random families; and it is below zero for some of them."""
     X = _wide_data(3, 300, 7)
     eng = BICEngine(X, True)
-    sc = kern.scores(eng.ent.codes, eng.ent._rows, eng.ent.cards, eng.ent.clogc(), True)
+    sc = kern.scores(eng.ent.codes, eng.ent._rows, eng.ent.cards, eng.ent.clogc(), True, eng.ent.bits())
     rng = np.random.default_rng(0)
     negative = 0
     for _ in range(60):
