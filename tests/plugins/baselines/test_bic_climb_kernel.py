@@ -21,15 +21,16 @@ def test_np_sum_is_numpys_sum_to_the_bit(n):
         assert [kern.np_sum(np.ascontiguousarray(r)) for r in rows] == rows.sum(axis=1).tolist()
 
 
-def _data(seed, n, d):
-    """Discrete data with dependence: each column a noisy function of up to two earlier ones."""
+def _data(seed, n, d, max_card=4, copied=0.6):
+    """Discrete data with dependence: each column (2 to *max_card* symbols) a noisy function of up to
+    two earlier ones (each copied on a fraction *copied* of the samples)."""
     rng = np.random.default_rng(seed)
-    cards = rng.integers(2, 5, d)
+    cards = rng.integers(2, max_card + 1, d)
     X = np.zeros((n, d), dtype=np.int64)
     for j in range(d):
         X[:, j] = rng.integers(0, cards[j], n)
         for p in rng.choice(j, min(j, 2), replace=False) if j else []:
-            keep = rng.random(n) < 0.6
+            keep = rng.random(n) < copied
             X[keep, j] = X[keep, p] % cards[j]
     return X
 
@@ -97,15 +98,7 @@ def test_kernel_climb_declines_gaussian_data_and_over_128_variables():
 
 def _wide_data(seed, n, d):
     """Discrete data with alphabets of 2 to 9 symbols: many add moves cost more than any gain they can bring."""
-    rng = np.random.default_rng(seed)
-    cards = rng.integers(2, 10, d)
-    X = np.zeros((n, d), dtype=np.int64)
-    for j in range(d):
-        X[:, j] = rng.integers(0, cards[j], n)
-        for p in rng.choice(j, min(j, 2), replace=False) if j else []:
-            keep = rng.random(n) < 0.7
-            X[keep, j] = X[keep, p] % cards[j]
-    return X
+    return _data(seed, n, d, max_card=9, copied=0.7)
 
 
 def test_gain_bound_is_above_every_add_gain():
