@@ -210,6 +210,13 @@ def _popcount(typingctx, x):
 
 
 @njit(cache=True)
+def _bit_sets(codes: np.ndarray, out: np.ndarray) -> None:
+    """Set in ``out[v]`` (words of 64 bits) the bit of every sample t whose code is v."""
+    for t in range(codes.shape[0]):
+        out[codes[t], t >> 6] |= np.uint64(1) << np.uint64(t & 63)
+
+
+@njit(cache=True)
 def one_hot_bits(rows: np.ndarray, cards: np.ndarray) -> np.ndarray:
     """``bits[a, v]``: the samples whose code of column a is v, as n / 64 words of 64 bits (codes
     below :data:`BIT_CODES`; d * min(max code, BIT_CODES) * n / 8 bytes)."""
@@ -218,8 +225,7 @@ def one_hot_bits(rows: np.ndarray, cards: np.ndarray) -> np.ndarray:
     bits = np.zeros((d, codes, (n + 63) >> 6), np.uint64)
     for a in range(d):
         if cards[a] <= codes:
-            for t in range(n):
-                bits[a, rows[a, t], t >> 6] |= np.uint64(1) << np.uint64(t & 63)
+            _bit_sets(rows[a], bits[a])
     return bits
 
 
@@ -259,9 +265,9 @@ def clogc_sums_in(rows, base, K, cands, cards, clogc, ratio, bits, bit_cells):
         if K * (s - 1) <= bit_cells and s <= bits.shape[1]:
             if not masked:
                 masks = np.zeros((K, bits.shape[2]), np.uint64)
+                _bit_sets(base, masks)
                 size = np.zeros(K, np.int64)
                 for t in range(n):
-                    masks[base[t], t >> 6] |= np.uint64(1) << np.uint64(t & 63)
                     size[base[t]] += 1
                 masked = True
             for k in range(K):

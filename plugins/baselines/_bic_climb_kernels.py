@@ -30,6 +30,7 @@ from macrocause.framework.dag_climb_kernels import add_reach, best_moves, reach
 from macrocause.framework.numeric_kernels import (
     clogc_sums_plus,
     dense_rank,
+    entropy_of_keys,
     joint_entropy,
     joint_keys,
 )
@@ -417,14 +418,9 @@ def scores(codes: np.ndarray, rows: np.ndarray, cards: np.ndarray, clogc: np.nda
     floats depend on its batch), each column's entropy (for the bounds) and the columns as bit sets
     (:func:`~macrocause.framework.numeric_kernels.one_hot_bits`, for the count)."""
     n = codes.shape[0]
-    h1 = np.array([_entropy(np.bincount(r), n) for r in rows])
+    h1 = np.array([entropy_of_keys(r, int(c)) for r, c in zip(rows, cards)])
     return ((codes, rows, cards, cards.astype(np.float64), clogc, n, math.log(n), counted) + new_caches()
             + (bound and counted, h1, bits))
-
-
-def _entropy(counts: np.ndarray, n: int) -> float:
-    p = counts[counts > 0] / n
-    return float(-(p * np.log(p)).sum())
 
 
 _NO_DRAWS = np.random.default_rng(0)  # the generator argument of a climb without ties drawn (never used)
